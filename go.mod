@@ -1,0 +1,8 @@
+module github.com/kraftmigration/zkwriter
+
+go 1.23
+
+require (
+	github.com/cenkalti/backoff/v4 v4.3.0
+	github.com/go-zookeeper/zk v1.0.4
+)

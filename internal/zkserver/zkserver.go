@@ -1,0 +1,372 @@
+// Package zkserver starts and stops real ZooKeeper server processes from a
+// local installation, standalone or as a loopback ensemble.
+package zkserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrNoInstall reports that no ZooKeeper installation was found.
+var ErrNoInstall = errors.New("zkserver: no ZooKeeper installation found (set ZOOKEEPER_HOME or install Debian's zookeeper package)")
+
+// DebianHome is where Debian's zookeeper package installs the server scripts.
+const DebianHome = "/usr/share/zookeeper"
+
+// Install is a local ZooKeeper installation.
+type Install struct {
+	// Script is the path of bin/zkServer.sh.
+	Script string
+}
+
+// logFlags gives Debian's installation, which ships no SLF4J binding, a
+// simple one writing warnings to the server's output, so that a server that
+// fails says why.
+func (i Install) logFlags() string {
+	const simple = "/usr/share/java/slf4j-simple.jar"
+	if !strings.HasPrefix(i.Script, DebianHome+"/") {
+		return ""
+	}
+	if _, err := os.Stat(simple); err != nil {
+		return ""
+	}
+	level := "warn"
+	if l := os.Getenv("ZKTEST_SERVER_LOG_LEVEL"); l != "" {
+		level = l
+	}
+	return "-cp /etc/zookeeper/conf:/usr/share/java/zookeeper.jar:" + simple +
+		" -Dorg.slf4j.simpleLogger.defaultLogLevel=" + level + " -Dorg.slf4j.simpleLogger.showDateTime=true"
+}
+
+// FindInstall looks for zkServer.sh under $ZOOKEEPER_HOME, then under
+// Debian's layout.
+func FindInstall() (Install, error) {
+	var homes []string
+	if h := os.Getenv("ZOOKEEPER_HOME"); h != "" {
+		homes = append(homes, h)
+	}
+	homes = append(homes, DebianHome)
+	for _, h := range homes {
+		script := filepath.Join(h, "bin", "zkServer.sh")
+		if st, err := os.Stat(script); err == nil && !st.IsDir() {
+			if _, err := exec.LookPath("java"); err != nil {
+				return Install{}, fmt.Errorf("zkserver: found %s but no java on PATH: %w", script, err)
+			}
+			return Install{Script: script}, nil
+		}
+	}
+	return Install{}, ErrNoInstall
+}
+
+// Member describes one server of an ensemble (or the single standalone one).
+type Member struct {
+	ID           int
+	ClientPort   int
+	QuorumPort   int
+	ElectionPort int
+}
+
+// Config is what a server process is started with.
+type Config struct {
+	// Dir holds the configuration, the data and the output of the server.
+	Dir string
+	// Self is this server; Peers lists every member of the ensemble
+	// (Self included), or is empty for a standalone server.
+	Self  Member
+	Peers []Member
+	// TickTime is ZooKeeper's basic time unit; zero means 500ms.
+	TickTime time.Duration
+	// ForceSync makes the server fsync its log before acknowledging.
+	ForceSync bool
+	// JVMFlags are extra JVM flags, appended after the defaults.
+	JVMFlags string
+}
+
+// Process is a running ZooKeeper server.
+type Process struct {
+	cfg     Config
+	install Install
+	addr    string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error // exit status once done is closed
+}
+
+// FreePorts returns n distinct free TCP ports on 127.0.0.1.
+func FreePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// Start writes the configuration and starts the server. It does not wait
+// for the server to be ready; see WaitReady.
+func Start(install Install, cfg Config) (*Process, error) {
+	if cfg.TickTime == 0 {
+		cfg.TickTime = 500 * time.Millisecond
+	}
+	if err := os.MkdirAll(filepath.Join(cfg.Dir, "data"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(cfg.Dir, "zoo.cfg"), []byte(cfg.render()), 0o644); err != nil {
+		return nil, err
+	}
+	if len(cfg.Peers) > 0 {
+		myid := []byte(strconv.Itoa(cfg.Self.ID) + "\n")
+		if err := os.WriteFile(filepath.Join(cfg.Dir, "data", "myid"), myid, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	p := &Process{cfg: cfg, install: install, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Self.ClientPort))}
+	return p, p.spawn()
+}
+
+func (c Config) render() string {
+	var b strings.Builder
+	tick := int(c.TickTime / time.Millisecond)
+	fmt.Fprintf(&b, "tickTime=%d\ninitLimit=10\nsyncLimit=5\n", tick)
+	fmt.Fprintf(&b, "dataDir=%s\n", filepath.Join(c.Dir, "data"))
+	fmt.Fprintf(&b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", c.Self.ClientPort)
+	b.WriteString("admin.enableServer=false\n4lw.commands.whitelist=*\n")
+	b.WriteString("minSessionTimeout=1000\nmaxSessionTimeout=60000\n")
+	b.WriteString("maxClientCnxns=0\npreAllocSize=4096\nsnapCount=100000\nautopurge.purgeInterval=0\n")
+	if !c.ForceSync {
+		b.WriteString("forceSync=no\n")
+	}
+	if len(c.Peers) > 0 {
+		b.WriteString("reconfigEnabled=false\nstandaloneEnabled=false\n")
+		for _, m := range c.Peers {
+			fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", m.ID, m.QuorumPort, m.ElectionPort)
+		}
+	}
+	return b.String()
+}
+
+func (p *Process) spawn() error {
+	out, err := os.OpenFile(filepath.Join(p.cfg.Dir, "server.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	cmd := exec.Command(p.install.Script, "start-foreground", filepath.Join(p.cfg.Dir, "zoo.cfg"))
+	jvm := strings.Join([]string{
+		"-Dzookeeper.log.dir=" + p.cfg.Dir,
+		"-Dzookeeper.root.logger=INFO,CONSOLE",
+		"-Dzookeeper.console.threshold=INFO",
+		"-Dzookeeper.cnxTimeout=1000",
+		"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
+		p.install.logFlags(),
+		p.cfg.JVMFlags,
+	}, " ")
+	cmd.Env = append(os.Environ(), "JVMFLAGS="+jvm, "ZOO_LOG_DIR="+p.cfg.Dir, "ZOOPIDFILE="+filepath.Join(p.cfg.Dir, "zookeeper.pid"))
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("zkserver: start %s: %w", p.install.Script, err)
+	}
+	done := make(chan struct{})
+	p.mu.Lock()
+	p.cmd, p.done, p.err = cmd, done, nil
+	p.mu.Unlock()
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// Addr is the client address, 127.0.0.1:port.
+func (p *Process) Addr() string { return p.addr }
+
+// Dir is the directory holding the server's configuration, data and output.
+func (p *Process) Dir() string { return p.cfg.Dir }
+
+// Pid is the process id of the running server, or 0 when it is not running.
+func (p *Process) Pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil || p.cmd.Process == nil || isClosed(p.done) {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
+// Running reports whether the server process is alive.
+func (p *Process) Running() bool { return p.Pid() != 0 }
+
+func isClosed(ch chan struct{}) bool {
+	if ch == nil {
+		return true
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitReady waits until the server answers ruok with imok and, in an
+// ensemble, serves clients as leader or follower.
+func (p *Process) WaitReady(ctx context.Context) error {
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
+	for {
+		select {
+		case <-done:
+			return fmt.Errorf("zkserver: server %s exited before it was ready: %v\n%s", p.addr, p.exitErr(), p.OutputTail(2048))
+		case <-ctx.Done():
+			return fmt.Errorf("zkserver: server %s not ready: %w\n%s", p.addr, ctx.Err(), p.OutputTail(2048))
+		default:
+		}
+		if p.ready() {
+			return nil
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (p *Process) ready() bool {
+	if r, err := FourLetterWord(p.addr, "ruok", time.Second); err != nil || r != "imok" {
+		return false
+	}
+	if len(p.cfg.Peers) == 0 {
+		return true
+	}
+	mode, err := Mode(p.addr)
+	return err == nil && (mode == "leader" || mode == "follower")
+}
+
+func (p *Process) exitErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// OutputTail returns up to n trailing bytes of the server's output.
+func (p *Process) OutputTail(n int) string {
+	b, err := os.ReadFile(filepath.Join(p.cfg.Dir, "server.out"))
+	if err != nil {
+		return ""
+	}
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// Stop sends SIGTERM and waits for the process to exit, escalating to
+// SIGKILL after timeout.
+func (p *Process) Stop(timeout time.Duration) error {
+	return p.signal(syscall.SIGTERM, timeout)
+}
+
+// Kill sends SIGKILL and waits for the process to exit.
+func (p *Process) Kill() error {
+	return p.signal(syscall.SIGKILL, 10*time.Second)
+}
+
+func (p *Process) signal(sig syscall.Signal, timeout time.Duration) error {
+	p.mu.Lock()
+	cmd, done := p.cmd, p.done
+	p.mu.Unlock()
+	if cmd == nil || isClosed(done) {
+		return nil
+	}
+	// The server runs in its own process group; signal the group so that
+	// a wrapper script and the JVM it started go together.
+	_ = syscall.Kill(-cmd.Process.Pid, sig)
+	select {
+	case <-done:
+		return nil
+	case <-time.After(timeout):
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-done:
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("zkserver: server %s (pid %d) did not exit", p.addr, cmd.Process.Pid)
+	}
+}
+
+// Restart starts a stopped or killed server again on the same data
+// directory and ports.
+func (p *Process) Restart() error {
+	if p.Running() {
+		return fmt.Errorf("zkserver: server %s is still running", p.addr)
+	}
+	return p.spawn()
+}
+
+// FourLetterWord sends a four-letter command and returns the reply,
+// trimmed of surrounding space.
+func FourLetterWord(addr, cmd string, timeout time.Duration) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(timeout))
+	if _, err := io.WriteString(c, cmd); err != nil {
+		return "", err
+	}
+	b, err := io.ReadAll(c)
+	if err != nil && len(b) == 0 {
+		return "", err
+	}
+	return string(bytes.TrimSpace(b)), nil
+}
+
+// Mode returns the server's role as the srvr command reports it:
+// "standalone", "leader", "follower", or "" when it is not serving.
+func Mode(addr string) (string, error) {
+	r, err := FourLetterWord(addr, "srvr", time.Second)
+	if err != nil {
+		return "", err
+	}
+	sc := bufio.NewScanner(strings.NewReader(r))
+	for sc.Scan() {
+		if m, ok := strings.CutPrefix(sc.Text(), "Mode: "); ok {
+			return strings.TrimSpace(m), nil
+		}
+	}
+	return "", nil
+}

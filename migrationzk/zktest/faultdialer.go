@@ -1,0 +1,490 @@
+package zktest
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/internal/wire"
+)
+
+// Op is a ZooKeeper request opcode, as seen on the wire.
+type Op int32
+
+// Opcodes a Fault can match and FaultDialer counts. OpAny matches every
+// request but pings, handshakes and authentication.
+const (
+	OpAny      Op = 0
+	OpCreate   Op = Op(wire.OpCreate)
+	OpDelete   Op = Op(wire.OpDelete)
+	OpExists   Op = Op(wire.OpExists)
+	OpGetData  Op = Op(wire.OpGetData)
+	OpSetData  Op = Op(wire.OpSetData)
+	OpChildren Op = Op(wire.OpGetChildren2)
+	OpSync     Op = Op(wire.OpSync)
+	OpPing     Op = Op(wire.OpPing)
+	OpCheck    Op = Op(wire.OpCheck)
+	OpMulti    Op = Op(wire.OpMulti)
+	OpClose    Op = Op(wire.OpClose)
+)
+
+// String returns the opcode's name, such as "setData".
+func (o Op) String() string {
+	if o == OpAny {
+		return "any"
+	}
+	return wire.OpName(int32(o))
+}
+
+// Action is what an armed Fault does to the request it matches.
+type Action int
+
+const (
+	// DropReply forwards the request and cuts the connection when its reply
+	// arrives, instead of delivering it: the server applied the request and
+	// the client never hears so. The client sees zk.ErrConnectionClosed.
+	DropReply Action = iota + 1
+	// DropRequest cuts the connection instead of sending the request, which
+	// is never applied. The client's write fails with a network error.
+	DropRequest
+	// CutRequest sends the first half of the request's frame and cuts the
+	// connection. The server discards the partial frame, so the request is
+	// never applied; the client's write succeeds and it learns of the loss
+	// only when its read fails (zk.ErrConnectionClosed).
+	CutRequest
+)
+
+// String names the action.
+func (a Action) String() string {
+	switch a {
+	case DropReply:
+		return "drop-reply"
+	case DropRequest:
+		return "drop-request"
+	case CutRequest:
+		return "cut-request"
+	}
+	return fmt.Sprintf("Action(%d)", int(a))
+}
+
+// Fault selects the next request to act on.
+type Fault struct {
+	Action Action
+	// Op is the opcode to match; OpAny matches any request.
+	Op Op
+	// Path is the znode path to match, exactly as sent (chroot included);
+	// for a multi it matches when any op has this path. Empty matches any.
+	Path string
+}
+
+func (f Fault) matches(req wire.Request) bool {
+	if f.Op != OpAny && int32(f.Op) != req.Opcode {
+		return false
+	}
+	if f.Op == OpAny && !isUserRequest(req.Opcode) {
+		return false
+	}
+	if f.Path == "" {
+		return true
+	}
+	for _, p := range req.Paths {
+		if p == f.Path {
+			return true
+		}
+	}
+	return false
+}
+
+func isUserRequest(op int32) bool {
+	switch op {
+	case wire.OpPing, wire.OpSetAuth, wire.OpSetWatches, wire.OpClose:
+		return false
+	}
+	return true
+}
+
+// Armed is a Fault waiting for its request. It fires at most once.
+type Armed struct {
+	Fault Fault
+	d     *FaultDialer
+	fired chan struct{}
+}
+
+// Fired is closed once the fault has acted.
+func (a *Armed) Fired() <-chan struct{} { return a.fired }
+
+// HasFired reports whether the fault has acted.
+func (a *Armed) HasFired() bool {
+	select {
+	case <-a.fired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Disarm withdraws the fault. It reports false if the fault had already
+// fired.
+func (a *Armed) Disarm() bool {
+	a.d.mu.Lock()
+	defer a.d.mu.Unlock()
+	for i, x := range a.d.armed {
+		if x == a {
+			a.d.armed = append(a.d.armed[:i], a.d.armed[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// FaultDialer is a zk.Dialer that parses ZooKeeper's framing on the
+// connections it makes, counts requests by opcode, and cuts a connection
+// around a chosen request when armed to.
+//
+// Pass it to go-zookeeper with zk.WithDialer(d.Dial) or d.Option(). A
+// FaultDialer may serve several clients; counts and faults cover all of
+// them. It is safe for concurrent use.
+type FaultDialer struct {
+	// Dialer makes the real connections; nil means net.DialTimeout.
+	Dialer zk.Dialer
+
+	mu       sync.Mutex
+	conns    map[*faultConn]struct{}
+	armed    []*Armed
+	counts   map[int32]int64
+	largest  int
+	dials    int64
+	session  int64
+	password []byte
+}
+
+// NewFaultDialer returns a FaultDialer that dials with net.DialTimeout.
+func NewFaultDialer() *FaultDialer {
+	return &FaultDialer{}
+}
+
+// Option returns the go-zookeeper option that makes a client dial through d.
+func (d *FaultDialer) Option() func(*zk.Conn) { return zk.WithDialer(d.Dial) }
+
+// Dial connects to address and wraps the connection.
+func (d *FaultDialer) Dial(network, address string, timeout time.Duration) (net.Conn, error) {
+	dial := d.Dialer
+	if dial == nil {
+		dial = net.DialTimeout
+	}
+	c, err := dial(network, address, timeout)
+	if err != nil {
+		return nil, err
+	}
+	fc := &faultConn{Conn: c, d: d, drop: map[int32]*Armed{}}
+	d.mu.Lock()
+	if d.conns == nil {
+		d.conns = map[*faultConn]struct{}{}
+	}
+	d.conns[fc] = struct{}{}
+	d.dials++
+	d.mu.Unlock()
+	return fc, nil
+}
+
+// Arm makes the fault act on the next request it matches. Several faults
+// may be armed at once; each acts once, in the order armed.
+func (d *FaultDialer) Arm(f Fault) *Armed {
+	if f.Action < DropReply || f.Action > CutRequest {
+		panic(fmt.Sprintf("zktest: Arm with invalid action %d", f.Action))
+	}
+	a := &Armed{Fault: f, d: d, fired: make(chan struct{})}
+	d.mu.Lock()
+	d.armed = append(d.armed, a)
+	d.mu.Unlock()
+	return a
+}
+
+// Count returns how many requests with opcode op were sent since the last
+// ResetCounts. Requests cut by DropRequest are not counted; those cut by
+// CutRequest are.
+func (d *FaultDialer) Count(op Op) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if op == OpAny {
+		var n int64
+		for code, c := range d.counts {
+			if isUserRequest(code) {
+				n += c
+			}
+		}
+		return n
+	}
+	return d.counts[int32(op)]
+}
+
+// Requests returns how many requests were sent since the last ResetCounts,
+// not counting pings, handshakes and authentication: the round trips a
+// caller's operations cost.
+func (d *FaultDialer) Requests() int64 { return d.Count(OpAny) }
+
+// Counts returns the request counts by opcode.
+func (d *FaultDialer) Counts() map[Op]int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m := make(map[Op]int64, len(d.counts))
+	for code, c := range d.counts {
+		m[Op(code)] = c
+	}
+	return m
+}
+
+// ResetCounts zeroes the request counts and the largest request size.
+func (d *FaultDialer) ResetCounts() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.counts = nil
+	d.largest = 0
+}
+
+// LargestRequest returns the payload size in bytes (the frame without its
+// length prefix) of the largest request sent since the last ResetCounts.
+// ZooKeeper refuses requests larger than its jute.maxbuffer.
+func (d *FaultDialer) LargestRequest() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.largest
+}
+
+// Dials returns how many connections d has made.
+func (d *FaultDialer) Dials() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dials
+}
+
+// Cut closes every open connection made by d at once, as a network failure
+// would. It returns how many it closed.
+func (d *FaultDialer) Cut() int {
+	d.mu.Lock()
+	conns := make([]*faultConn, 0, len(d.conns))
+	for c := range d.conns {
+		conns = append(conns, c)
+	}
+	d.mu.Unlock()
+	for _, c := range conns {
+		c.cut()
+	}
+	return len(conns)
+}
+
+// Session returns the session id and password of the latest session a
+// server granted on a connection made by d; see ExpireSession.
+func (d *FaultDialer) Session() (id int64, password []byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.session, append([]byte(nil), d.password...)
+}
+
+// match finds and consumes the first armed fault matching req.
+func (d *FaultDialer) match(req wire.Request) *Armed {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, a := range d.armed {
+		if a.Fault.matches(req) {
+			d.armed = append(d.armed[:i], d.armed[i+1:]...)
+			return a
+		}
+	}
+	return nil
+}
+
+func (d *FaultDialer) count(req wire.Request, size int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.counts == nil {
+		d.counts = map[int32]int64{}
+	}
+	d.counts[req.Opcode]++
+	if size > d.largest {
+		d.largest = size
+	}
+}
+
+func (d *FaultDialer) forget(c *faultConn) {
+	d.mu.Lock()
+	delete(d.conns, c)
+	d.mu.Unlock()
+}
+
+// errCut is what a client's write returns when DropRequest cut the
+// connection under it.
+var errCut = &net.OpError{Op: "write", Net: "tcp", Err: syscall.ECONNRESET}
+
+// faultConn is one proxied connection.
+type faultConn struct {
+	net.Conn
+	d *FaultDialer
+
+	wmu     sync.Mutex
+	out     wire.Framer // client-to-server bytes not yet a whole frame
+	greeted bool        // the handshake request went out
+
+	rmu     sync.Mutex
+	buf     []byte      // read buffer
+	in      wire.Framer // server-to-client bytes not yet a whole frame
+	ready   []byte      // whole frames cleared for delivery
+	welcome bool        // the handshake reply came in
+	readErr error       // returned once ready is drained
+
+	mu     sync.Mutex
+	drop   map[int32]*Armed // xids whose replies must not be delivered
+	closed bool
+}
+
+func (c *faultConn) cut() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.Conn.Close()
+	c.d.forget(c)
+}
+
+func (c *faultConn) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// Close closes the connection.
+func (c *faultConn) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.d.forget(c)
+	return c.Conn.Close()
+}
+
+// Write forwards whole frames, acting on any armed fault they match.
+func (c *faultConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.isClosed() {
+		return 0, net.ErrClosed
+	}
+	c.out.Write(p)
+	for {
+		frame, err := c.out.Next()
+		if err != nil {
+			c.cut()
+			return 0, err
+		}
+		if frame == nil {
+			return len(p), nil
+		}
+		if !c.greeted {
+			c.greeted = true
+			if _, err := c.Conn.Write(frame); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		req, err := wire.ParseRequest(frame[wire.LengthPrefixSize:])
+		if err != nil {
+			// Forward what we cannot parse; the server decides.
+			if _, err := c.Conn.Write(frame); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		armed := c.d.match(req)
+		size := len(frame) - wire.LengthPrefixSize
+		switch {
+		case armed == nil:
+			c.d.count(req, size)
+		case armed.Fault.Action == DropRequest:
+			c.cut()
+			close(armed.fired)
+			return 0, errCut
+		case armed.Fault.Action == CutRequest:
+			c.d.count(req, size)
+			_, _ = c.Conn.Write(frame[:len(frame)/2])
+			c.cut()
+			close(armed.fired)
+			return len(p), nil
+		case armed.Fault.Action == DropReply:
+			c.d.count(req, size)
+			c.mu.Lock()
+			c.drop[req.Xid] = armed
+			c.mu.Unlock()
+		}
+		if _, err := c.Conn.Write(frame); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// Read delivers whole reply frames, cutting the connection in place of a
+// reply that an armed DropReply fault claimed.
+func (c *faultConn) Read(p []byte) (int, error) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.buf == nil {
+		c.buf = make([]byte, 64<<10)
+	}
+	for len(c.ready) == 0 {
+		if c.readErr != nil {
+			return 0, c.readErr
+		}
+		n, err := c.Conn.Read(c.buf)
+		if n > 0 {
+			c.in.Write(c.buf[:n])
+			c.sortFrames()
+		}
+		if err != nil && c.readErr == nil {
+			c.readErr = err
+		}
+	}
+	n := copy(p, c.ready)
+	c.ready = c.ready[n:]
+	return n, nil
+}
+
+// sortFrames moves whole frames from in to ready, stopping at a dropped reply.
+func (c *faultConn) sortFrames() {
+	for c.readErr == nil {
+		frame, err := c.in.Next()
+		if err != nil {
+			c.readErr = err
+			c.cut()
+			return
+		}
+		if frame == nil {
+			return
+		}
+		payload := frame[wire.LengthPrefixSize:]
+		if !c.welcome {
+			c.welcome = true
+			if r, err := wire.ParseConnectResponse(payload); err == nil && r.SessionID != 0 {
+				c.d.mu.Lock()
+				c.d.session, c.d.password = r.SessionID, append([]byte(nil), r.Passwd...)
+				c.d.mu.Unlock()
+			}
+			c.ready = append(c.ready, frame...)
+			continue
+		}
+		if h, err := wire.ParseReplyHeader(payload); err == nil && h.Xid >= 0 {
+			c.mu.Lock()
+			armed := c.drop[h.Xid]
+			delete(c.drop, h.Xid)
+			c.mu.Unlock()
+			if armed != nil {
+				c.cut()
+				close(armed.fired)
+				c.readErr = io.EOF
+				return
+			}
+		}
+		c.ready = append(c.ready, frame...)
+	}
+}

@@ -1,0 +1,31 @@
+// Package znode encodes and decodes the znodes Kafka 3.9 reads and writes
+// during a ZooKeeper-to-KRaft migration.
+//
+// Encoders produce bytes identical to Kafka's own encoder, key order
+// included, so that a write by this package cannot be told apart from one
+// by Kafka. Decoders are strict: they accept any key order, extra keys and
+// insignificant whitespace, as Kafka does, but refuse unknown versions,
+// missing fields, wrongly typed values and numbers that do not fit their
+// field, rather than guess. Every decoder reports failures as a
+// *DecodeError.
+package znode
+
+import "strconv"
+
+// Paths of the znodes involved in a migration.
+const (
+	MigrationPath       = "/migration"
+	ControllerEpochPath = "/controller_epoch"
+	ControllerPath      = "/controller"
+	TopicsPath          = "/brokers/topics"
+)
+
+// partitionStatePattern is the path reported by DecodePartitionState,
+// which does not know the topic and partition.
+const partitionStatePattern = TopicsPath + "/<topic>/partitions/<partition>/state"
+
+// PartitionStatePath returns the path of the state znode of a partition,
+// "/brokers/topics/<topic>/partitions/<partition>/state".
+func PartitionStatePath(topic string, partition int32) string {
+	return TopicsPath + "/" + topic + "/partitions/" + strconv.FormatInt(int64(partition), 10) + "/state"
+}
