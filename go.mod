@@ -6,3 +6,5 @@ require (
 	github.com/cenkalti/backoff/v4 v4.3.0
 	github.com/go-zookeeper/zk v1.0.4
 )
+
+require go.uber.org/multierr v1.11.0

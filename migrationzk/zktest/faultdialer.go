@@ -80,6 +80,12 @@ type Fault struct {
 	// Path is the znode path to match, exactly as sent (chroot included);
 	// for a multi it matches when any op has this path. Empty matches any.
 	Path string
+	// Then, if set, runs when the fault acts, before the connection is
+	// cut: for DropReply once the server has answered (so it committed),
+	// for the others before the request reaches the server. It can kill
+	// the server or expire the session at exactly that moment. It runs on
+	// the client's I/O goroutine and holds it up until it returns.
+	Then func()
 }
 
 func (f Fault) matches(req wire.Request) bool {
@@ -125,6 +131,12 @@ func (a *Armed) HasFired() bool {
 		return true
 	default:
 		return false
+	}
+}
+
+func (a *Armed) act() {
+	if a.Fault.Then != nil {
+		a.Fault.Then()
 	}
 }
 
@@ -403,12 +415,14 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		case armed == nil:
 			c.d.count(req, size)
 		case armed.Fault.Action == DropRequest:
+			armed.act()
 			c.cut()
 			close(armed.fired)
 			return 0, errCut
 		case armed.Fault.Action == CutRequest:
 			c.d.count(req, size)
 			_, _ = c.Conn.Write(frame[:len(frame)/2])
+			armed.act()
 			c.cut()
 			close(armed.fired)
 			return len(p), nil
@@ -479,6 +493,7 @@ func (c *faultConn) sortFrames() {
 			delete(c.drop, h.Xid)
 			c.mu.Unlock()
 			if armed != nil {
+				armed.act()
 				c.cut()
 				close(armed.fired)
 				c.readErr = io.EOF

@@ -185,7 +185,21 @@ func (s *Server) Path(p string) string { return s.Root + p }
 // Connect returns a client of the server that holds a session; see Connect.
 func (s *Server) Connect(t testing.TB, opts ...func(*zk.Conn)) *zk.Conn {
 	t.Helper()
-	return Connect(t, s.Servers, opts...)
+	conn, err := connect(s.Servers, opts)
+	if err != nil {
+		t.Fatalf("zktest: %v%s", err, s.diagnose())
+	}
+	t.Cleanup(conn.Close)
+	return conn
+}
+
+// diagnose describes the server's condition for a failure message.
+func (s *Server) diagnose() string {
+	if s.proc == nil {
+		return ""
+	}
+	r, err := zkserver.FourLetterWord(s.Addr(), "srvr", time.Second)
+	return fmt.Sprintf("\nserver %s (pid %d): srvr=%q err=%v\noutput:\n%s", s.Addr(), s.proc.Pid(), r, err, s.proc.OutputTail(4096))
 }
 
 // Stop stops the server (SIGTERM) and waits for it to exit. It fails the
@@ -247,14 +261,18 @@ func restart(p *zkserver.Process) error {
 // options such as zk.WithDialer(d.Dial); later ones override earlier ones.
 func Connect(t testing.TB, servers []string, opts ...func(*zk.Conn)) *zk.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	conn, err := zkconn.Connect(ctx, servers, SessionTimeout, opts...)
+	conn, err := connect(servers, opts)
 	if err != nil {
 		t.Fatalf("zktest: %v", err)
 	}
 	t.Cleanup(conn.Close)
 	return conn
+}
+
+func connect(servers []string, opts []func(*zk.Conn)) (*zk.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	return zkconn.Connect(ctx, servers, SessionTimeout, opts...)
 }
 
 // createAll creates path and its missing parents with no data.

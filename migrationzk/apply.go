@@ -1,0 +1,492 @@
+package migrationzk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"go.uber.org/multierr"
+
+	"github.com/kraftmigration/zkwriter/checker"
+	"github.com/kraftmigration/zkwriter/internal/wire"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+type opKind uint8
+
+const (
+	kindCreate opKind = iota + 1
+	kindSetData
+	kindDelete
+)
+
+func (k opKind) String() string {
+	switch k {
+	case kindCreate:
+		return "create"
+	case kindSetData:
+		return "setData"
+	case kindDelete:
+		return "delete"
+	}
+	return "invalid"
+}
+
+// Op is one write of a dual-write batch. Make it with Create, SetData or
+// Delete; paths are relative to the Writer's root.
+type Op struct {
+	kind    opKind
+	path    string
+	data    []byte
+	version int32
+}
+
+// Create creates a persistent znode at path holding data (nil for null data).
+func Create(path string, data []byte) Op {
+	return Op{kind: kindCreate, path: path, data: data, version: -1}
+}
+
+// SetData sets the data of the znode at path, if it is at version (-1 for
+// any version).
+func SetData(path string, data []byte, version int32) Op {
+	return Op{kind: kindSetData, path: path, data: data, version: version}
+}
+
+// Delete deletes the znode at path, if it is at version (-1 for any version).
+func Delete(path string, version int32) Op {
+	return Op{kind: kindDelete, path: path, version: version}
+}
+
+// Path returns the op's path, relative to the Writer's root.
+func (o Op) Path() string { return o.path }
+
+// Data returns the data the op writes.
+func (o Op) Data() []byte { return o.data }
+
+// Version returns the version the op is conditioned on, -1 for none.
+func (o Op) Version() int32 { return o.version }
+
+// String describes the op, such as "create /brokers/topics/foo".
+func (o Op) String() string { return o.kind.String() + " " + o.path }
+
+// OpResult is the fate of one op of an Apply call.
+type OpResult struct {
+	Op Op
+	// Err is nil when the op was applied; an *OpError when ZooKeeper
+	// refused the op on its own account; ErrNotApplied when the call
+	// stopped before the op; or the call's error (such as
+	// ErrOutcomeUnknown) for the ops of the transaction in flight then.
+	Err error
+	// Version is the znode's version after the op: the new version after
+	// SetData, 0 after Create, -1 after Delete or when not known.
+	Version int32
+	// Recovered is set when the op's transaction lost its acknowledgement
+	// and a reread proved it had landed.
+	Recovered bool
+}
+
+// Apply writes a dual-write batch: ops in order, packed into as few
+// ZooKeeper transactions as the maximum request size allows. Every
+// transaction is fenced by a check of /controller_epoch at
+// s.ZkControllerEpochZkVersion and ends with a conditional SetData of
+// /migration, which proves whether it landed. Transactions before the last
+// rewrite /migration with the content it already had; the last writes s, so
+// the checkpoint moves only once every op of the batch is in ZooKeeper.
+//
+// An op that ZooKeeper refuses on its own account (NodeExists, NoNode,
+// BadVersion, NotEmpty on its own path) is reported in its OpResult as an
+// *OpError and its transaction is sent again without it, as Kafka reports
+// such failures per request. They do not fail the call.
+//
+// On success the returned State is s with the final /migration version. On
+// error it is what ZooKeeper holds: s when no transaction landed, otherwise
+// the content /migration had before the batch at the version the landed
+// transactions left. To finish the batch, call Apply again with s, its
+// MigrationZkVersion taken from the returned State, and the ops whose
+// result has a non-nil Err other than an *OpError, in order. An empty batch
+// writes nothing and returns s.
+func (w *Writer) Apply(ctx context.Context, s State, ops ...Op) (State, []OpResult, error) {
+	start := time.Now()
+	if err := w.begin(); err != nil {
+		return s, nil, err
+	}
+	if err := s.validate(); err != nil {
+		return s, nil, err
+	}
+	if len(ops) == 0 {
+		return s, nil, nil
+	}
+	b := &batch{w: w, s: s, ops: ops}
+	st, o, err := b.apply(ctx)
+	w.finish(start, o, err)
+	return st, b.results, err
+}
+
+// batch is the state of one Apply call.
+type batch struct {
+	w       *Writer
+	s       State
+	ops     []Op
+	paths   []string // full paths of ops
+	sizes   []int    // encoded sizes of ops inside a multi
+	results []OpResult
+
+	final, prev []byte // /migration content of the last and earlier transactions
+	version     int32  // /migration version the next transaction expects
+	mtime       int64
+	recovered   bool
+	landedTxns  int
+}
+
+func (b *batch) apply(ctx context.Context) (State, outcome, error) {
+	w, s := b.w, b.s
+	if s.MigrationZkVersion < 0 {
+		return s, outcomeError, invalidf("MigrationZkVersion %d: Apply needs the version of %s", s.MigrationZkVersion, w.migrationPath)
+	}
+	if s.ZkControllerEpochZkVersion < 0 {
+		return s, outcomeError, invalidf("ZkControllerEpochZkVersion %d: Apply fences every transaction by %s and needs its version (from ClaimLeadership)", s.ZkControllerEpochZkVersion, w.epochPath)
+	}
+	b.results = make([]OpResult, len(b.ops))
+	b.paths = make([]string, len(b.ops))
+	b.sizes = make([]int, len(b.ops))
+	root := w.x.opts.root
+	for i, op := range b.ops {
+		b.results[i] = OpResult{Op: op, Err: ErrNotApplied, Version: -1}
+		if err := b.validateOp(i, op); err != nil {
+			b.results = nil
+			return s, outcomeError, err
+		}
+		b.paths[i] = root + op.path
+		switch op.kind {
+		case kindCreate:
+			b.sizes[i] = wire.CreateOpSize(b.paths[i], op.data, w.x.opts.acl)
+		case kindSetData:
+			b.sizes[i] = wire.SetDataOpSize(b.paths[i], op.data)
+		case kindDelete:
+			b.sizes[i] = wire.VersionOpSize(b.paths[i])
+		}
+	}
+	b.final = s.migration().Encode()
+	b.version = s.MigrationZkVersion
+
+	txns, err := b.pack(len(b.final))
+	if err != nil {
+		b.results = nil
+		return s, outcomeError, err
+	}
+	if len(txns) > 1 {
+		if err := b.loadPrev(ctx); err != nil {
+			b.results = nil
+			return s, outcomeOf(err), err
+		}
+		if len(b.prev) > len(b.final) {
+			if txns, err = b.pack(len(b.prev)); err != nil {
+				b.results = nil
+				return s, outcomeError, err
+			}
+		}
+	}
+
+	r := w.x.retrier()
+	for k, txn := range txns {
+		content := b.prev
+		if k == len(txns)-1 {
+			content = b.final
+		}
+		if err := b.send(ctx, r, txn, content); err != nil {
+			return b.stateOnError(), outcomeOf(err), err
+		}
+		if k < len(txns)-1 {
+			w.mu.Lock()
+			w.last.version, w.last.data = b.version, b.prev
+			w.mu.Unlock()
+		}
+	}
+	st := s
+	st.MigrationZkVersion, st.LastUpdated, st.Recovered = b.version, time.UnixMilli(b.mtime), b.recovered
+	w.confirm(st, b.final)
+	o := outcomeOK
+	if b.recovered {
+		o = outcomeRecovered
+	}
+	return st, o, nil
+}
+
+func (b *batch) validateOp(i int, op Op) error {
+	switch op.kind {
+	case kindCreate, kindSetData, kindDelete:
+	default:
+		return invalidf("op %d: not made by Create, SetData or Delete", i)
+	}
+	if err := validatePath(op.path); err != nil {
+		return invalidf("op %d (%s): path %q: %v", i, op.kind, op.path, err)
+	}
+	if op.path == "/" {
+		return invalidf("op %d (%s): the root znode", i, op.kind)
+	}
+	switch op.path {
+	case znode.MigrationPath, znode.ControllerEpochPath:
+		return invalidf("op %d (%s): %s is written by the Writer itself", i, op.kind, op.path)
+	}
+	if op.version < -1 {
+		return invalidf("op %d (%s %s): version %d", i, op.kind, op.path, op.version)
+	}
+	return nil
+}
+
+// overhead is the size of a transaction without its ops: header, fencing
+// check, /migration SetData and trailer.
+func (b *batch) overhead(contentLen int) int {
+	return wire.MultiSize(wire.VersionOpSize(b.w.epochPath) + wire.SetDataOpSize(b.w.migrationPath, make([]byte, contentLen)))
+}
+
+// pack splits the ops, in order, into transactions no larger than the
+// maximum request size.
+func (b *batch) pack(contentLen int) ([][]int, error) {
+	limit := b.w.x.opts.maxRequestBytes
+	base := b.overhead(contentLen)
+	var txns [][]int
+	var cur []int
+	size := base
+	for i, n := range b.sizes {
+		if base+n > limit {
+			return nil, fmt.Errorf("%w: op %d (%s %s) takes %d bytes in a transaction of at most %d", ErrTooLarge, i, b.ops[i].kind, b.ops[i].path, base+n, limit)
+		}
+		if size+n > limit {
+			txns = append(txns, cur)
+			cur, size = nil, base
+		}
+		cur = append(cur, i)
+		size += n
+	}
+	return append(txns, cur), nil
+}
+
+// loadPrev finds the content /migration has at s.MigrationZkVersion, which
+// transactions before the last write back: from the Writer's memory, or
+// read from ZooKeeper.
+func (b *batch) loadPrev(ctx context.Context) error {
+	if data, ok := b.w.lastConfirmed(b.version); ok {
+		b.prev = data
+		return nil
+	}
+	r := b.w.x.retrier()
+	cur, err := b.w.x.get(ctx, r, b.w.migrationPath)
+	if err != nil {
+		return fmt.Errorf("migrationzk: read %s: %w", b.w.migrationPath, err)
+	}
+	if !cur.exists {
+		return fmt.Errorf("%w: %s does not exist", ErrNoMigrationState, b.w.migrationPath)
+	}
+	if cur.version != b.version {
+		return b.w.migrationConflict(b.s, cur, nil)
+	}
+	if _, err := znode.DecodeMigration(cur.data); err != nil {
+		return b.w.withPath(err, b.w.migrationPath)
+	}
+	b.prev = cur.data
+	return nil
+}
+
+// stateOnError is the State to return when the batch stopped: what
+// ZooKeeper holds as far as the batch knows.
+func (b *batch) stateOnError() State {
+	if b.landedTxns == 0 {
+		return b.s
+	}
+	m, err := znode.DecodeMigration(b.prev)
+	if err != nil {
+		return b.s // cannot happen: prev was decoded when loaded
+	}
+	return b.s.withMigration(m, b.version, b.mtime)
+}
+
+// send writes one transaction holding the ops at indices txn, with content
+// as /migration's new data, until it lands or the batch must stop.
+func (b *batch) send(ctx context.Context, r *retrier, txn []int, content []byte) error {
+	w := b.w
+	fence := b.s.ZkControllerEpochZkVersion
+	var res []zk.MultiResponse
+	var resErr error
+	send := func() error {
+		reqs := make([]interface{}, 0, len(txn)+2)
+		reqs = append(reqs, &zk.CheckVersionRequest{Path: w.epochPath, Version: fence})
+		for _, i := range txn {
+			op, path := b.ops[i], b.paths[i]
+			switch op.kind {
+			case kindCreate:
+				reqs = append(reqs, &zk.CreateRequest{Path: path, Data: op.data, Acl: w.x.opts.acl})
+			case kindSetData:
+				reqs = append(reqs, &zk.SetDataRequest{Path: path, Data: op.data, Version: op.version})
+			case kindDelete:
+				reqs = append(reqs, &zk.DeleteRequest{Path: path, Version: op.version})
+			}
+		}
+		reqs = append(reqs, &zk.SetDataRequest{Path: w.migrationPath, Data: content, Version: b.version})
+		res, resErr = w.x.conn.Multi(reqs...)
+		return resErr
+	}
+	o, err := w.x.run(ctx, r, write{
+		path:     w.migrationPath,
+		expected: b.version,
+		send:     send,
+		verify: func(ctx context.Context, r *retrier, rejection error, resent bool) (bool, error) {
+			var err error
+			txn, err = b.verify(ctx, r, txn, content, res, resent)
+			return err == nil && txn == nil, err
+		},
+	})
+	if err != nil {
+		for _, i := range txn {
+			if errors.Is(err, ErrOutcomeUnknown) {
+				b.results[i].Err = err
+			}
+		}
+		return err
+	}
+	if o == outcomeRecovered {
+		b.recovered = true
+	} else {
+		// Acknowledged: res holds every op's result.
+		for j, i := range txn {
+			b.applied(i, res[1+j], false)
+		}
+		last := res[len(res)-1].Stat
+		b.version, b.mtime = last.Version, last.Mtime
+	}
+	b.landedTxns++
+	return nil
+}
+
+// applied records op i as applied.
+func (b *batch) applied(i int, res zk.MultiResponse, recovered bool) {
+	op := b.ops[i]
+	v := int32(-1)
+	switch op.kind {
+	case kindCreate:
+		v = 0
+	case kindSetData:
+		if res.Stat != nil {
+			v = res.Stat.Version
+		} else if op.version >= 0 {
+			v = op.version + 1
+		}
+	}
+	b.results[i] = OpResult{Op: op, Version: v, Recovered: recovered}
+}
+
+// verify settles a rejected transaction. It returns the ops still to send
+// (nil when the transaction landed) or the error that stops the batch.
+func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byte, res []zk.MultiResponse, resent bool) ([]int, error) {
+	w := b.w
+	fence := b.s.ZkControllerEpochZkVersion
+	if err := w.x.sync(ctx, r, w.migrationPath); err != nil {
+		return txn, err
+	}
+	epoch, err := w.x.get(ctx, r, w.epochPath)
+	if err != nil {
+		return txn, err
+	}
+	cur, err := w.x.get(ctx, r, w.migrationPath)
+	if err != nil {
+		return txn, err
+	}
+	mine := intent{kind: kindSetData, expected: b.version, data: content, chk: checker.MigrationState{}}
+	ok, cerr := transactionLanded(mine, cur, fence, epoch)
+	if ok {
+		if resent {
+			// An earlier copy of this very transaction landed.
+			for _, i := range txn {
+				b.applied(i, zk.MultiResponse{}, true)
+			}
+			b.version, b.mtime = cur.version, cur.mtime
+			return nil, nil
+		}
+		// Nothing of this call landed, yet /migration moved one step to
+		// our content: an earlier call's transaction, whose ops may differ
+		// from ours. Keep the ops whose effect is in ZooKeeper; send the
+		// rest again after it.
+		return b.settleByEffect(ctx, r, txn, cur)
+	}
+	if err := w.notLandedAt(b.s, b.version, cur, fence, epoch, cerr); err != nil {
+		return txn, err
+	}
+	// /migration and /controller_epoch are where we expect them: an op
+	// failed on its own account. Report it and send the others.
+	at, opErr := firstFailure(res)
+	if at < 1 || at > len(txn) {
+		return txn, fmt.Errorf("migrationzk: transaction on %s refused (%v) at op %d with /migration and %s unchanged", w.migrationPath, opErr, at, w.epochPath)
+	}
+	i := txn[at-1]
+	b.results[i] = OpResult{Op: b.ops[i], Err: &OpError{Index: i, Op: b.ops[i], Err: opErr}, Version: -1}
+	w.x.opts.logger.Warn("op refused; sending the rest of its transaction without it",
+		"path", b.paths[i], "op", b.ops[i].kind.String(), "error", opErr, "outcome", "op_failed")
+	rest := append(append([]int(nil), txn[:at-1]...), txn[at:]...)
+	return rest, nil
+}
+
+// settleByEffect checks each op of txn against ZooKeeper after /migration
+// moved to cur without a copy of txn having been sent in this call.
+func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur znodeState) ([]int, error) {
+	// Judge each path by the last op on it in the transaction.
+	lastOp := map[string]int{}
+	for _, i := range txn {
+		lastOp[b.paths[i]] = i
+	}
+	held := map[string]*zk.Stat{}
+	for path, i := range lastOp {
+		zs, err := b.w.x.get(ctx, r, path)
+		if err != nil {
+			return txn, err
+		}
+		if effectHeld(b.ops[i].kind, b.ops[i].version, b.ops[i].data, zs) {
+			held[path] = &zk.Stat{Version: zs.version}
+		}
+	}
+	var rest []int
+	for _, i := range txn {
+		if st := held[b.paths[i]]; st != nil {
+			b.applied(i, zk.MultiResponse{Stat: st}, true)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(rest) == len(txn) {
+		return txn, &ConflictError{Path: b.w.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
+			CurrentData: cur.data, Err: errors.New("its content matches this batch but none of the transaction's ops is in ZooKeeper")}
+	}
+	b.version, b.mtime = cur.version, cur.mtime
+	b.recovered = true
+	b.w.x.opts.logger.Info("earlier transaction found in ZooKeeper; sending the ops it lacked",
+		"path", b.w.migrationPath, "version", cur.version, "outcome", "recovered", "remaining", len(rest))
+	if len(rest) == 0 {
+		return nil, nil
+	}
+	return rest, nil
+}
+
+// notLandedAt explains a transaction that did not land, unless /migration
+// and /controller_epoch are exactly where it expected them (nil).
+func (w *Writer) notLandedAt(s State, expected int32, cur znodeState, fence int32, epoch znodeState, cerr error) error {
+	if cur.exists && cur.version == expected && epoch.exists && epoch.version == fence {
+		return nil
+	}
+	s.MigrationZkVersion = expected
+	return w.notLanded(s, cur, fence, epoch, cerr)
+}
+
+// OpErrors combines the errors of the ops ZooKeeper refused on their own
+// account (the *OpError results) into one error, or nil when there are
+// none. errors.Is and errors.As see each of them.
+func OpErrors(results []OpResult) error {
+	var errs []error
+	for _, r := range results {
+		var oe *OpError
+		if errors.As(r.Err, &oe) {
+			errs = append(errs, r.Err)
+		}
+	}
+	return multierr.Combine(errs...)
+}

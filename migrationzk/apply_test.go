@@ -1,0 +1,270 @@
+package migrationzk_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// smallTxn keeps transactions small so that a few dozen ops span several.
+const smallTxn = 4096
+
+// bigOps returns n creates of 400-byte znodes under /brokers/topics.
+func bigOps(prefix string, n int) []migrationzk.Op {
+	ops := make([]migrationzk.Op, n)
+	for i := range ops {
+		ops[i] = migrationzk.Create(fmt.Sprintf("%s/%s-%03d", znode.TopicsPath, prefix, i), bytes.Repeat([]byte{'a' + byte(i%26)}, 400))
+	}
+	return ops
+}
+
+// checkApplied fails unless every op's znode holds its data.
+func (c *cluster) checkApplied(ops []migrationzk.Op) {
+	c.t.Helper()
+	for _, op := range ops {
+		data, _ := c.get(op.Path())
+		if !bytes.Equal(data, op.Data()) {
+			c.t.Fatalf("%s holds %q", op.Path(), data)
+		}
+	}
+}
+
+// Fault: none. A batch larger than one request is split into transactions
+// that each stay under the limit; the checkpoint moves in the last one.
+func TestApplySplitsBatch(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer(migrationzk.WithMaxRequestBytes(smallTxn))
+	s := c.start(w)
+	ops := bigOps("t", 30)
+	c.faults.ResetCounts()
+	s.KRaftMetadataOffset = 1000
+	next, res, err := w.Apply(testContext(t), s, ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txns := c.faults.Count(zktest.OpMulti)
+	if txns < 3 {
+		t.Fatalf("%d transactions, want at least 3", txns)
+	}
+	if got := c.faults.LargestRequest(); got > smallTxn {
+		t.Fatalf("largest request %d bytes, limit %d", got, smallTxn)
+	}
+	if next.MigrationZkVersion != s.MigrationZkVersion+int32(txns) {
+		t.Fatalf("version %d after %d transactions from %d", next.MigrationZkVersion, txns, s.MigrationZkVersion)
+	}
+	if c.faults.Requests() != txns {
+		t.Fatalf("%d requests for %d transactions: %v", c.faults.Requests(), txns, c.faults.Counts())
+	}
+	for i, r := range res {
+		if r.Err != nil || r.Version != 0 {
+			t.Fatalf("op %d: %+v", i, r)
+		}
+	}
+	c.checkApplied(ops)
+	c.checkMatches(next)
+}
+
+// Fault: connection cut after the server committed (reply lost), on the
+// first, a middle and the last transaction of a batch.
+func TestApplyDroppedReply(t *testing.T) {
+	for _, where := range []string{"first", "middle", "last"} {
+		t.Run(where, func(t *testing.T) {
+			c := newCluster(t)
+			w := c.writer(migrationzk.WithMaxRequestBytes(smallTxn))
+			s := c.start(w)
+			ops := bigOps("t", 30)
+			target := map[string]int{"first": 0, "middle": 15, "last": 29}[where]
+			armed := c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p(ops[target].Path())})
+			s.KRaftMetadataOffset = 1000
+			next, res, err := w.Apply(testContext(t), s, ops...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !armed.HasFired() || !next.Recovered {
+				t.Fatalf("fired %v recovered %v", armed.HasFired(), next.Recovered)
+			}
+			if !res[target].Recovered {
+				t.Fatalf("op %d in the transaction that lost its ack not marked recovered", target)
+			}
+			for i, r := range res {
+				if r.Err != nil {
+					t.Fatalf("op %d: %v", i, r.Err)
+				}
+			}
+			c.checkApplied(ops)
+			c.checkMatches(next)
+			if st := w.Stats(); st.LostAcks != 1 || st.Recovered != 1 {
+				t.Fatalf("stats %+v", st)
+			}
+			c.tenMoreWrites(w, next)
+		})
+	}
+}
+
+// Fault: connection cut before the request was sent, on a middle
+// transaction.
+func TestApplyDroppedRequest(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer(migrationzk.WithMaxRequestBytes(smallTxn))
+	s := c.start(w)
+	ops := bigOps("t", 30)
+	c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: c.p(ops[15].Path())})
+	s.KRaftMetadataOffset = 1000
+	next, res, err := w.Apply(testContext(t), s, ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Recovered {
+		t.Fatal("a plain retry marked recovered")
+	}
+	for i, r := range res {
+		if r.Err != nil || r.Recovered {
+			t.Fatalf("op %d: %+v", i, r)
+		}
+	}
+	c.checkApplied(ops)
+	c.checkMatches(next)
+	c.tenMoreWrites(w, next)
+}
+
+// Fault: none. Kafka's expectations: creating a topic znode that exists is
+// reported for that op and the rest of the batch applies; an empty batch
+// changes nothing.
+func TestApplyPerOpFailure(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	c.create("/brokers/topics/foo", []byte("already"))
+	ops := append(topicOps("foo", 2), topicOps("bar", 2)...)
+	ops = append(ops, migrationzk.Delete("/brokers/topics/missing", -1), migrationzk.SetData("/brokers/topics/bar", []byte("v2"), 7))
+	s.KRaftMetadataOffset = 1100
+	next, res, err := w.Apply(testContext(t), s, ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]error{0: zk.ErrNodeExists, len(ops) - 2: zk.ErrNoNode, len(ops) - 1: zk.ErrBadVersion}
+	for i, r := range res {
+		if werr, bad := want[i]; bad {
+			var oe *migrationzk.OpError
+			if !errors.Is(r.Err, werr) || !errors.As(r.Err, &oe) || oe.Index != i {
+				t.Fatalf("op %d (%v): err = %v, want OpError %v", i, r.Op, r.Err, werr)
+			}
+			continue
+		}
+		if r.Err != nil {
+			t.Fatalf("op %d (%v): %v", i, r.Op, r.Err)
+		}
+	}
+	if data, _ := c.get("/brokers/topics/foo"); string(data) != "already" {
+		t.Fatalf("existing topic overwritten: %s", data)
+	}
+	c.checkApplied(ops[1 : len(ops)-2])
+	c.checkMatches(next)
+	if got := migrationzk.OpErrors(res); !errors.Is(got, zk.ErrNodeExists) || !errors.Is(got, zk.ErrNoNode) || !errors.Is(got, zk.ErrBadVersion) {
+		t.Fatalf("OpErrors = %v", got)
+	}
+
+	c.faults.ResetCounts()
+	same, res, err := w.Apply(testContext(t), next)
+	if err != nil || res != nil || same != next || c.faults.Requests() != 0 {
+		t.Fatalf("empty batch: %+v %v %v, %d requests", same, res, err, c.faults.Requests())
+	}
+	c.checkMatches(next)
+}
+
+// Fault: none. An op too large for any transaction is refused before
+// anything is sent.
+func TestApplyTooLarge(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	c.faults.ResetCounts()
+	huge := migrationzk.Create("/brokers/topics/huge", make([]byte, migrationzk.DefaultMaxRequestBytes))
+	_, res, err := w.Apply(testContext(t), s, append(topicOps("ok", 1), huge)...)
+	if !errors.Is(err, migrationzk.ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+	if res != nil || c.faults.Requests() != 0 || c.exists("/brokers/topics/ok") {
+		t.Fatalf("something was sent: results %v, %d requests", res, c.faults.Requests())
+	}
+	c.checkMatches(s)
+	// Just under the limit goes through, in one request of the right size.
+	w2 := c.writer()
+	fits := migrationzk.Create("/brokers/topics/big", make([]byte, migrationzk.DefaultMaxRequestBytes-300))
+	next, _, err := w2.Apply(testContext(t), s, fits)
+	if err != nil {
+		t.Fatalf("op just under the limit: %v", err)
+	}
+	if got := c.faults.LargestRequest(); got > migrationzk.DefaultMaxRequestBytes || got < migrationzk.DefaultMaxRequestBytes-300 {
+		t.Fatalf("largest request %d bytes", got)
+	}
+	c.checkMatches(next)
+}
+
+// Fault: connection cut after commit, then the server stops so the call
+// gives up with ErrOutcomeUnknown; after a restart the caller calls again
+// as documented, and the batch completes without a false conflict.
+func TestApplyOutcomeUnknownThenRetry(t *testing.T) {
+	c := newCluster(t)
+	if c.srv.Pid() == 0 {
+		t.Skip("needs a server of its own")
+	}
+	w := c.writer(migrationzk.WithMaxRequestBytes(smallTxn))
+	s := c.start(w)
+	ops := bigOps("t", 30)
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p(ops[15].Path()), Then: c.srv.Stop})
+	s.KRaftMetadataOffset = 1200
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	got, res, err := w.Apply(ctx, s, ops...)
+	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("err = %v, want ErrOutcomeUnknown", err)
+	}
+	if got.MigrationZkVersion <= s.MigrationZkVersion || got.KRaftMetadataOffset == s.KRaftMetadataOffset {
+		t.Fatalf("returned state %+v after a partial batch: want the earlier checkpoint at a later version", got)
+	}
+	var pending []migrationzk.Op
+	var unknown int
+	for _, r := range res {
+		var oe *migrationzk.OpError
+		if r.Err != nil && !errors.As(r.Err, &oe) {
+			pending = append(pending, r.Op)
+		}
+		if errors.Is(r.Err, migrationzk.ErrOutcomeUnknown) {
+			unknown++
+		}
+	}
+	if unknown == 0 || len(pending) == 0 || len(pending) == len(ops) {
+		t.Fatalf("%d pending ops, %d unknown", len(pending), unknown)
+	}
+
+	c.srv.Restart()
+	waitSession(t, c.conn)
+	waitSession(t, c.admin)
+	retry := s
+	retry.MigrationZkVersion = got.MigrationZkVersion
+	next, res, err := w.Apply(testContext(t), retry, pending...)
+	if err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	for i, r := range res {
+		if r.Err != nil {
+			t.Fatalf("retry op %d: %v", i, r.Err)
+		}
+	}
+	if !next.Recovered {
+		t.Fatal("retry did not find the transaction that landed")
+	}
+	c.checkApplied(ops)
+	c.checkMatches(next)
+	c.tenMoreWrites(w, next)
+}

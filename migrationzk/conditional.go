@@ -1,0 +1,81 @@
+package migrationzk
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kraftmigration/zkwriter/checker"
+	"github.com/kraftmigration/zkwriter/internal/wire"
+)
+
+// ConditionalUpdate sets the data of the znode at path, if it is at
+// version, and returns the new version: the generic single-znode form of
+// what Writer.Update does for /migration, like Kafka's conditionalUpdatePath
+// with a checker.
+//
+// If ZooKeeper rejects the write with BadVersion, the znode is reread: when
+// it is at exactly version+1 and chk finds its data equivalent to data, an
+// earlier copy of this write landed (its acknowledgement was lost) and the
+// call succeeds with that version. Otherwise the error is a *ConflictError
+// holding the version and data ZooKeeper has. A nil chk compares bytes.
+// Options: WithBackOff, WithLogger, WithRoot (prefixes path) and
+// WithMaxRequestBytes.
+func ConditionalUpdate(ctx context.Context, conn Conn, path string, data []byte, version int32, chk checker.Checker, opts ...Option) (int32, error) {
+	o := buildOptions(opts)
+	if o.err != nil {
+		return -1, o.err
+	}
+	if err := validatePath(path); err != nil {
+		return -1, invalidf("path %q: %v", path, err)
+	}
+	if version < 0 {
+		return -1, invalidf("version %d: a conditional update needs the version it expects", version)
+	}
+	if chk == nil {
+		chk = checker.Bytes{}
+	}
+	full := o.root + path
+	if full == "" {
+		full = "/"
+	}
+	if size := wire.SetDataSize(full, data); size > o.maxRequestBytes {
+		return -1, fmt.Errorf("%w: writing %s takes %d bytes, limit %d", ErrTooLarge, full, size, o.maxRequestBytes)
+	}
+	x := &executor{conn: conn, opts: o, stats: &counters{}}
+	mine := intent{kind: kindSetData, expected: version, data: data, chk: chk}
+	var newVersion int32
+	r := x.retrier()
+	_, err := x.run(ctx, r, write{
+		path:     full,
+		expected: version,
+		send: func() error {
+			st, err := conn.Set(full, data, version)
+			if err == nil {
+				newVersion = st.Version
+			}
+			return err
+		},
+		verify: func(ctx context.Context, r *retrier, rejection error, _ bool) (bool, error) {
+			if err := x.sync(ctx, r, full); err != nil {
+				return false, err
+			}
+			cur, err := x.get(ctx, r, full)
+			if err != nil {
+				return false, err
+			}
+			ok, cerr := landed(mine, cur)
+			if ok {
+				newVersion = cur.version
+				return true, nil
+			}
+			if !cur.exists {
+				return false, fmt.Errorf("migrationzk: update %s: %w", full, rejection)
+			}
+			return false, &ConflictError{Path: full, ExpectedVersion: version, CurrentVersion: cur.version, CurrentData: cur.data, Err: cerr}
+		},
+	})
+	if err != nil {
+		return -1, err
+	}
+	return newVersion, nil
+}

@@ -1,0 +1,120 @@
+package migrationzk
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// Sentinel errors. Every error the package returns for one of these causes
+// matches it with errors.Is; the typed errors carry the details.
+var (
+	// ErrConflict: the znode moved on and the write did not land: another
+	// writer got there first. See *ConflictError.
+	ErrConflict = errors.New("migrationzk: conflict: znode changed by another writer")
+	// ErrFenced: another controller has taken over: /controller_epoch
+	// moved, or /migration or /controller shows a newer KRaft controller
+	// epoch. The Writer is retired. See *FencedError.
+	ErrFenced = errors.New("migrationzk: fenced: another controller has taken over")
+	// ErrRetired: the Writer was fenced by an earlier call and writes
+	// nothing more.
+	ErrRetired = errors.New("migrationzk: writer retired after being fenced")
+	// ErrOutcomeUnknown: the context ended while the outcome of a write
+	// was unknown (its acknowledgement was lost or still on its way).
+	// Calling again with the same arguments is safe: the reread tells a
+	// write that already landed apart from a conflict.
+	ErrOutcomeUnknown = errors.New("migrationzk: outcome unknown")
+	// ErrTooLarge: an op, alone with the fencing ops, exceeds the maximum
+	// request size. Nothing was sent.
+	ErrTooLarge = errors.New("migrationzk: request too large")
+	// ErrNoMigrationState: /migration does not exist.
+	ErrNoMigrationState = errors.New("migrationzk: no migration state in ZooKeeper")
+	// ErrInvalidArgument: a path, state, version or option is invalid.
+	// Nothing was sent.
+	ErrInvalidArgument = errors.New("migrationzk: invalid argument")
+	// ErrConnClosed: the ZooKeeper client was closed.
+	ErrConnClosed = errors.New("migrationzk: zookeeper connection closed")
+	// ErrNotApplied: the op was not applied because the call stopped
+	// before reaching it. Found in OpResult.Err.
+	ErrNotApplied = errors.New("migrationzk: op not applied: the batch stopped before it")
+)
+
+// DecodeError reports znode data that could not be decoded. It is
+// znode.DecodeError; its Reason says why (null data, invalid JSON, missing
+// field, wrong type, out of range, unknown version).
+type DecodeError = znode.DecodeError
+
+// ConflictError describes a conditional write that did not land because the
+// znode no longer has the expected version.
+type ConflictError struct {
+	Path string
+	// ExpectedVersion is the version the write was conditioned on.
+	ExpectedVersion int32
+	// CurrentVersion is the version ZooKeeper holds now, or -1 when the
+	// znode does not exist.
+	CurrentVersion int32
+	// CurrentData is the znode's data now.
+	CurrentData []byte
+	// Current is the decoded /migration state, set when Path is /migration
+	// and its data decodes.
+	Current *State
+	// Err is why the current data could not be compared, if it could not.
+	Err error
+}
+
+func (e *ConflictError) Error() string {
+	s := fmt.Sprintf("migrationzk: conflict on %s: expected version %d, found %d", e.Path, e.ExpectedVersion, e.CurrentVersion)
+	if e.Current != nil {
+		s += fmt.Sprintf(" (KRaft controller %d epoch %d, offset %d)", e.Current.KRaftControllerID, e.Current.KRaftControllerEpoch, e.Current.KRaftMetadataOffset)
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrConflict) hold.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// Unwrap returns why the current data could not be compared, if any.
+func (e *ConflictError) Unwrap() error { return e.Err }
+
+// FencedError describes why a Writer was fenced.
+type FencedError struct {
+	// Path is the znode that shows another controller: /controller_epoch,
+	// /migration or /controller.
+	Path string
+	// Reason says what was found there.
+	Reason string
+}
+
+func (e *FencedError) Error() string {
+	return fmt.Sprintf("migrationzk: fenced by %s: %s", e.Path, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrFenced) hold.
+func (e *FencedError) Is(target error) bool { return target == ErrFenced }
+
+// OpError is an Apply op that ZooKeeper refused on its own account
+// (NodeExists, NoNode, BadVersion, NotEmpty on the op's own path). Kafka
+// reports these per request rather than failing the batch, and so does
+// Apply: the rest of the batch is applied and the checkpoint written.
+type OpError struct {
+	// Index is the op's position in the Apply call.
+	Index int
+	Op    Op
+	// Err is ZooKeeper's error, such as zk.ErrNodeExists.
+	Err error
+}
+
+func (e *OpError) Error() string {
+	return fmt.Sprintf("migrationzk: op %d (%s %s): %v", e.Index, e.Op.kind, e.Op.path, e.Err)
+}
+
+// Unwrap returns ZooKeeper's error.
+func (e *OpError) Unwrap() error { return e.Err }
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+}

@@ -1,0 +1,112 @@
+package migrationzk_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"log/slog"
+	"time"
+
+	"github.com/kraftmigration/zkwriter/checker"
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// A KRaft controller taking over a migration: claim leadership, read the
+// checkpoint, mirror a batch, and checkpoint again.
+func Example() {
+	ctx := context.Background()
+	conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+
+	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithLogger(slog.Default()))
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
+
+	s, err = w.ClaimLeadership(ctx, s)
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err = w.GetOrCreate(ctx, s)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	state := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
+	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 1234, 7
+	s, results, err := w.Apply(ctx, s,
+		migrationzk.Create("/brokers/topics/orders/partitions/0/state", state.Encode()),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := migrationzk.OpErrors(results); err != nil {
+		log.Printf("ops refused by ZooKeeper: %v", err)
+	}
+	fmt.Println("checkpoint at /migration version", s.MigrationZkVersion)
+}
+
+// Update writes a checkpoint. The State it returns carries the version
+// ZooKeeper holds, also when the acknowledgement was lost.
+func ExampleWriter_Update() {
+	ctx := context.Background()
+	conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+	w := migrationzk.New(conn)
+	s, err := w.GetOrCreate(ctx, migrationzk.InitialState())
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	s.KRaftMetadataOffset = 42
+	next, err := w.Update(ctx, s)
+	var conflict *migrationzk.ConflictError
+	switch {
+	case errors.As(err, &conflict):
+		log.Fatalf("another writer moved /migration to version %d", conflict.CurrentVersion)
+	case errors.Is(err, migrationzk.ErrFenced):
+		log.Fatal("another controller took over; this writer is retired")
+	case errors.Is(err, migrationzk.ErrOutcomeUnknown):
+		log.Fatal("context ended before the outcome was known; calling Update again with s is safe")
+	case err != nil:
+		log.Fatal(err)
+	}
+	if next.Recovered {
+		fmt.Println("the acknowledgement was lost, but the write landed")
+	}
+	fmt.Println("version", next.MigrationZkVersion)
+}
+
+// ConditionalUpdate is the same guarantee for any znode, with a checker
+// that knows its format.
+func ExampleConditionalUpdate() {
+	ctx := context.Background()
+	conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+	path := znode.PartitionStatePath("orders", 0)
+	state := znode.PartitionState{ControllerEpoch: 7, Leader: 2, LeaderEpoch: 4, ISR: []int32{2, 3}}
+	version, err := migrationzk.ConditionalUpdate(ctx, conn, path, state.Encode(), 3, checker.LeaderAndIsr{},
+		migrationzk.WithRoot("/kafka"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("partition state at version", version)
+}
+
+// The initial state is what Kafka writes to /migration first.
+func ExampleInitialState() {
+	s := migrationzk.InitialState()
+	fmt.Println(s.KRaftMetadataOffset, s.MigrationZkVersion, s.ZkControllerEpochZkVersion)
+	// Output: -1 -1 -1
+}

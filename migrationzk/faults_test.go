@@ -1,0 +1,186 @@
+package migrationzk_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/kraftmigration/zkwriter/checker"
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// Fault: server killed (SIGKILL) right after it committed the checkpoint,
+// before the reply went out, then restarted; and killed before the request
+// reached it.
+func TestServerKilledMidWrite(t *testing.T) {
+	for _, action := range []zktest.Action{zktest.DropReply, zktest.DropRequest} {
+		t.Run(action.String(), func(t *testing.T) {
+			c := newCluster(t)
+			if c.srv.Pid() == 0 {
+				t.Skip("needs a server of its own")
+			}
+			w := c.writer()
+			s := c.start(w)
+			restarted := make(chan struct{})
+			c.faults.Arm(zktest.Fault{Action: action, Op: zktest.OpMulti, Path: c.p("/migration"), Then: func() {
+				c.srv.Kill()
+				go func() {
+					defer close(restarted)
+					time.Sleep(300 * time.Millisecond)
+					c.srv.Restart()
+				}()
+			}})
+			s.KRaftMetadataOffset = 2000
+			next, err := w.Update(testContext(t), s)
+			<-restarted
+			if err != nil {
+				t.Fatal(err)
+			}
+			if next.Recovered != (action == zktest.DropReply) {
+				t.Fatalf("recovered = %v", next.Recovered)
+			}
+			waitSession(t, c.admin)
+			c.checkMatches(next)
+			c.tenMoreWrites(w, next)
+		})
+	}
+}
+
+// Fault: the ensemble member the client is connected to is killed right
+// after the write committed; the client moves to another member, which may
+// lag, so the reread must sync first.
+func TestEnsembleMemberKilledMidWrite(t *testing.T) {
+	e := zktest.StartEnsemble(t, 3)
+	faults := zktest.NewFaultDialer()
+	conn := e.Connect(t, faults.Option())
+	admin := e.Connect(t)
+	c := &cluster{t: t, faults: faults, conn: conn, admin: admin}
+	c.seed()
+	w := c.writer()
+	s := c.start(w)
+
+	victim := e.Member(conn.Server())
+	if victim == nil {
+		t.Fatalf("client on %q, not a member", conn.Server())
+	}
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: "/migration", Then: victim.Kill})
+	s.KRaftMetadataOffset = 3000
+	next, err := w.Update(testContext(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !next.Recovered {
+		t.Fatal("not recovered")
+	}
+	if conn.Server() == victim.Addr {
+		t.Fatal("client still on the killed member")
+	}
+	waitSession(t, admin)
+	c.checkMatches(next)
+	c.tenMoreWrites(w, next)
+	victim.Restart()
+	e.WaitServing()
+}
+
+// Fault: session expired right after the server committed the write; the
+// resend and the reread happen on a new session.
+func TestSessionExpiredMidWrite(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	id, pw := c.faults.Session()
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/migration"), Then: func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := zktest.ExpireSession(ctx, c.srv.Addr(), id, pw); err != nil {
+			t.Error(err)
+		}
+	}})
+	s.KRaftMetadataOffset = 4000
+	next, err := w.Update(testContext(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !next.Recovered || c.conn.SessionID() == id {
+		t.Fatalf("recovered %v, session %x (was %x)", next.Recovered, c.conn.SessionID(), id)
+	}
+	c.checkMatches(next)
+	c.tenMoreWrites(w, next)
+}
+
+// Fault: connection cut after commit, then the server stops, so the call
+// runs out of time with ErrOutcomeUnknown; calling again with the same
+// state after the restart finds the write landed.
+func TestUpdateOutcomeUnknownThenRetry(t *testing.T) {
+	c := newCluster(t)
+	if c.srv.Pid() == 0 {
+		t.Skip("needs a server of its own")
+	}
+	w := c.writer()
+	s := c.start(w)
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/migration"), Then: c.srv.Stop})
+	s.KRaftMetadataOffset = 5000
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err := w.Update(ctx, s)
+	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want ErrOutcomeUnknown from the deadline", err)
+	}
+	if w.ConfirmedOffset() == 5000 {
+		t.Fatal("ConfirmedOffset moved for an unconfirmed write")
+	}
+	c.srv.Restart()
+	next, err := w.Update(testContext(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !next.Recovered || w.ConfirmedOffset() != 5000 {
+		t.Fatalf("recovered %v confirmed %d", next.Recovered, w.ConfirmedOffset())
+	}
+	waitSession(t, c.admin)
+	c.checkMatches(next)
+	c.tenMoreWrites(w, next)
+}
+
+// Fault: connection cut after commit, and a rival writer: the generic
+// ConditionalUpdate with Kafka's partition-state checker.
+func TestConditionalUpdate(t *testing.T) {
+	c := newCluster(t)
+	path := znode.PartitionStatePath("foo", 0)
+	c.create("/brokers/topics/foo", nil)
+	c.create("/brokers/topics/foo/partitions", nil)
+	c.create("/brokers/topics/foo/partitions/0", nil)
+	st := znode.PartitionState{ControllerEpoch: 5, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
+	c.create(path, st.Encode())
+	ctx := testContext(t)
+	opts := []migrationzk.Option{migrationzk.WithRoot(c.root)}
+
+	st.LeaderEpoch = 1
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: c.p(path)})
+	v, err := migrationzk.ConditionalUpdate(ctx, c.conn, path, st.Encode(), 0, checker.LeaderAndIsr{}, opts...)
+	if err != nil || v != 1 {
+		t.Fatalf("after dropped reply: version %d, %v", v, err)
+	}
+
+	// A rival (a ZooKeeper-mode leader shrinking the ISR) moves it on.
+	rival := st
+	rival.ISR = []int32{1}
+	if _, err := c.admin.Set(c.p(path), rival.Encode(), 1); err != nil {
+		t.Fatal(err)
+	}
+	st.LeaderEpoch = 2
+	_, err = migrationzk.ConditionalUpdate(ctx, c.conn, path, st.Encode(), 1, checker.LeaderAndIsr{}, opts...)
+	var ce *migrationzk.ConflictError
+	if !errors.As(err, &ce) || ce.CurrentVersion != 2 || string(ce.CurrentData) != string(rival.Encode()) {
+		t.Fatalf("err = %v, want conflict at version 2", err)
+	}
+	if _, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/brokers/topics/none", []byte("x"), 0, nil, opts...); err == nil {
+		t.Fatal("update of a missing znode succeeded")
+	}
+	if _, err := migrationzk.ConditionalUpdate(ctx, c.conn, path, []byte("x"), -1, nil, opts...); !errors.Is(err, migrationzk.ErrInvalidArgument) {
+		t.Fatalf("version -1: %v", err)
+	}
+}

@@ -1,0 +1,172 @@
+package migrationzk
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-zookeeper/zk"
+)
+
+// DefaultMaxRequestBytes is the default limit on the size of one request:
+// ZooKeeper's default jute.maxbuffer (1,048,575 bytes) less a margin. A
+// server closes the connection on a larger request, which a client cannot
+// tell apart from a lost acknowledgement, so requests are sized before they
+// are sent.
+const DefaultMaxRequestBytes = 1048575 - 1024
+
+// Option configures a Writer or a ConditionalUpdate call.
+type Option func(*options)
+
+type options struct {
+	newBackOff      func() backoff.BackOff
+	logger          *slog.Logger
+	root            string
+	maxRequestBytes int
+	acl             []zk.ACL
+	now             func() time.Time
+	err             error // the first invalid option
+}
+
+func defaultOptions() options {
+	return options{
+		newBackOff:      defaultBackOff,
+		logger:          slog.New(discardHandler{}),
+		maxRequestBytes: DefaultMaxRequestBytes,
+		acl:             zk.WorldACL(zk.PermAll),
+		now:             time.Now,
+	}
+}
+
+func buildOptions(opts []Option) options {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// defaultBackOff paces retries after a lost connection: quick at first,
+// since go-zookeeper reconnects by itself, then up to a second apart. The
+// context, not the policy, bounds how long a call keeps trying.
+func defaultBackOff() backoff.BackOff {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = 2 * time.Millisecond
+	b.Multiplier = 2
+	b.RandomizationFactor = 0.2
+	b.MaxInterval = time.Second
+	b.MaxElapsedTime = 0
+	return b
+}
+
+// WithBackOff sets the retry policy used while the connection is down. The
+// function is called once per call to get a fresh policy (a BackOff holds
+// state and is not safe for concurrent use). When the policy gives up
+// (backoff.Stop) the call returns: ErrOutcomeUnknown when a write's outcome
+// is unknown, otherwise the last connection error. The default retries
+// until the context ends.
+func WithBackOff(newBackOff func() backoff.BackOff) Option {
+	return func(o *options) {
+		if newBackOff == nil {
+			o.err = invalidf("WithBackOff(nil)")
+			return
+		}
+		o.newBackOff = newBackOff
+	}
+}
+
+// WithLogger sets the logger. Records carry the attributes path,
+// expected_version, version, outcome and attempt. The default discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
+
+// WithRoot sets the chroot Kafka runs under, such as "/kafka". It prefixes
+// every path: /migration, /controller_epoch, /controller and every op's
+// path.
+func WithRoot(root string) Option {
+	return func(o *options) {
+		if root == "/" {
+			root = ""
+		}
+		if root != "" {
+			if err := validatePath(root); err != nil {
+				o.err = invalidf("root %q: %v", root, err)
+				return
+			}
+		}
+		o.root = root
+	}
+}
+
+// WithMaxRequestBytes sets the largest request payload sent in one piece;
+// it should not exceed the servers' jute.maxbuffer. Apply packs ops into as
+// few transactions as this allows. The default is DefaultMaxRequestBytes.
+func WithMaxRequestBytes(n int) Option {
+	return func(o *options) {
+		if n < 1024 {
+			o.err = invalidf("WithMaxRequestBytes(%d): must be at least 1024", n)
+			return
+		}
+		o.maxRequestBytes = n
+	}
+}
+
+// WithACL sets the ACL of the znodes the Writer creates. The default is
+// zk.WorldACL(zk.PermAll), as Kafka uses without zookeeper.set.acl.
+func WithACL(acl []zk.ACL) Option {
+	return func(o *options) {
+		if len(acl) == 0 {
+			o.err = invalidf("WithACL: empty ACL")
+			return
+		}
+		o.acl = append([]zk.ACL(nil), acl...)
+	}
+}
+
+// validatePath applies ZooKeeper's rules for a znode path: absolute, no
+// empty, "." or ".." segments, no trailing slash, no control or reserved
+// characters.
+func validatePath(p string) error {
+	if p == "" || p[0] != '/' {
+		return errPath("must start with /")
+	}
+	if p == "/" {
+		return nil
+	}
+	if strings.HasSuffix(p, "/") {
+		return errPath("must not end with /")
+	}
+	for _, seg := range strings.Split(p[1:], "/") {
+		switch seg {
+		case "":
+			return errPath("empty segment")
+		case ".", "..":
+			return errPath("relative segment " + seg)
+		}
+	}
+	for _, r := range p {
+		if r == 0 || (r > 0 && r <= 0x1f) || (r >= 0x7f && r <= 0x9f) ||
+			(r >= 0xd800 && r <= 0xf8ff) || (r >= 0xfff0 && r <= 0xffff) {
+			return errPath("invalid character")
+		}
+	}
+	return nil
+}
+
+type errPath string
+
+func (e errPath) Error() string { return string(e) }
+
+type discardHandler struct{}
+
+func (discardHandler) Enabled(context.Context, slog.Level) bool  { return false }
+func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
+func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
+func (d discardHandler) WithGroup(string) slog.Handler           { return d }
