@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/kraftmigration/zkwriter/checker"
 	"github.com/kraftmigration/zkwriter/internal/wire"
 )
@@ -78,4 +80,50 @@ func ConditionalUpdate(ctx context.Context, conn Conn, path string, data []byte,
 		return -1, err
 	}
 	return newVersion, nil
+}
+
+// ConditionalDelete deletes the znode at path if it is at version, telling a
+// delete whose acknowledgement was lost apart from a conflict the same way
+// ConditionalUpdate does. A znode that is already gone counts as deleted: a
+// resent delete finds it so, and ZooKeeper cannot say who removed it. A
+// znode found at another version is a *ConflictError.
+func ConditionalDelete(ctx context.Context, conn Conn, path string, version int32, opts ...Option) error {
+	o := buildOptions(opts)
+	if o.err != nil {
+		return o.err
+	}
+	if err := validatePath(path); err != nil || path == "/" {
+		return invalidf("path %q: %v", path, err)
+	}
+	if version < 0 {
+		return invalidf("version %d: a conditional delete needs the version it expects", version)
+	}
+	full := o.root + path
+	x := &executor{conn: conn, opts: o, stats: &counters{}}
+	del := &zk.DeleteRequest{Path: full, Version: version}
+	r := x.retrier()
+	_, err := x.run(ctx, r, write{
+		path:     full,
+		expected: version,
+		send: func() error {
+			// Sent as a one-op multi, which keeps Conn to the methods it
+			// already has.
+			_, err := conn.Multi(del)
+			return err
+		},
+		verify: func(ctx context.Context, r *retrier, _ error, _ bool) (bool, error) {
+			if err := x.sync(ctx, r, full); err != nil {
+				return false, err
+			}
+			cur, err := x.get(ctx, r, full)
+			if err != nil {
+				return false, err
+			}
+			if ok, _ := landed(intent{kind: kindDelete, expected: version}, cur); ok {
+				return true, nil
+			}
+			return false, &ConflictError{Path: full, ExpectedVersion: version, CurrentVersion: cur.version, CurrentData: cur.data}
+		},
+	})
+	return err
 }

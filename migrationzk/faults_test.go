@@ -184,3 +184,31 @@ func TestConditionalUpdate(t *testing.T) {
 		t.Fatalf("version -1: %v", err)
 	}
 }
+
+// Fault: connection cut after commit, on a conditional delete; and a rival
+// that moved the znode on.
+func TestConditionalDelete(t *testing.T) {
+	c := newCluster(t)
+	ctx := testContext(t)
+	opts := []migrationzk.Option{migrationzk.WithRoot(c.root)}
+	c.create("/doomed", []byte("x"))
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/doomed")})
+	if err := migrationzk.ConditionalDelete(ctx, c.conn, "/doomed", 0, opts...); err != nil {
+		t.Fatalf("after dropped reply: %v", err)
+	}
+	if c.exists("/doomed") {
+		t.Fatal("not deleted")
+	}
+	c.create("/moved", []byte("x"))
+	if _, err := c.admin.Set(c.p("/moved"), []byte("y"), 0); err != nil {
+		t.Fatal(err)
+	}
+	err := migrationzk.ConditionalDelete(ctx, c.conn, "/moved", 0, opts...)
+	var ce *migrationzk.ConflictError
+	if !errors.As(err, &ce) || ce.CurrentVersion != 1 || !c.exists("/moved") {
+		t.Fatalf("err = %v, want conflict at version 1 and the znode kept", err)
+	}
+	if err := migrationzk.ConditionalDelete(ctx, c.conn, "/never", 0, opts...); err != nil {
+		t.Fatalf("delete of a missing znode: %v", err)
+	}
+}
