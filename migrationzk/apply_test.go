@@ -198,13 +198,15 @@ func TestApplyTooLarge(t *testing.T) {
 	}
 	c.checkMatches(s)
 	// Just under the limit goes through, in one request of the right size.
+	// The transaction holds three paths under the root besides the data.
 	w2 := c.writer()
-	fits := migrationzk.Create("/brokers/topics/big", make([]byte, migrationzk.DefaultMaxRequestBytes-300))
+	size := migrationzk.DefaultMaxRequestBytes - 300 - 3*len(c.root)
+	fits := migrationzk.Create("/brokers/topics/big", make([]byte, size))
 	next, _, err := w2.Apply(testContext(t), s, fits)
 	if err != nil {
 		t.Fatalf("op just under the limit: %v", err)
 	}
-	if got := c.faults.LargestRequest(); got > migrationzk.DefaultMaxRequestBytes || got < migrationzk.DefaultMaxRequestBytes-300 {
+	if got := c.faults.LargestRequest(); got > migrationzk.DefaultMaxRequestBytes || got < size {
 		t.Fatalf("largest request %d bytes", got)
 	}
 	c.checkMatches(next)

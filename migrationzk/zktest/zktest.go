@@ -328,11 +328,19 @@ type Member struct {
 // StartEnsemble starts an ensemble of n members (n >= 3) on loopback and
 // waits until every member serves clients. Its members are stopped when the
 // test ends. It needs a local installation even when ZK_SERVERS is set,
-// since members must be stopped and killed.
+// since members must be stopped and killed; with ZK_SERVERS set and none
+// installed, the test is skipped.
 func StartEnsemble(t testing.TB, n int, opts ...Option) *Ensemble {
 	t.Helper()
 	if n < 3 {
 		t.Fatalf("zktest: an ensemble needs at least 3 members, not %d", n)
+	}
+	if os.Getenv(EnvServers) != "" {
+		// A shared ensemble serves Start; the members of this one must be
+		// killable, so it needs a local installation, or is skipped.
+		if _, err := zkserver.FindInstall(); err != nil {
+			t.Skipf("zktest: StartEnsemble needs a local ZooKeeper installation even with %s set (%v)", EnvServers, err)
+		}
 	}
 	inst := findInstall(t)
 	var o options
