@@ -120,7 +120,7 @@ func (w *Writer) Apply(ctx context.Context, s State, ops ...Op) (State, []OpResu
 	}
 	b := &batch{w: w, s: s, ops: ops}
 	st, o, err := b.apply(ctx)
-	w.finish(start, o, err)
+	w.finish(start, "apply", w.migrationPath, s.MigrationZkVersion, st.MigrationZkVersion, o, err)
 	return st, b.results, err
 }
 

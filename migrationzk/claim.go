@@ -37,7 +37,7 @@ func (w *Writer) ClaimLeadership(ctx context.Context, s State) (State, error) {
 		return s, err
 	}
 	st, o, err := w.claim(ctx, s)
-	w.finish(start, o, err)
+	w.finish(start, "claim leadership", w.epochPath, s.ZkControllerEpochZkVersion, st.ZkControllerEpochZkVersion, o, err)
 	if err != nil {
 		return s, err
 	}
@@ -194,7 +194,7 @@ func (w *Writer) ReleaseLeadership(ctx context.Context, s State) (State, error) 
 		return s, err
 	}
 	st, o, err := w.release(ctx, s)
-	w.finish(start, o, err)
+	w.finish(start, "release leadership", w.controllerPath, s.ZkControllerEpochZkVersion, st.ZkControllerEpochZkVersion, o, err)
 	if err != nil {
 		return s, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,15 +87,26 @@ func (w *Writer) begin() error {
 	return nil
 }
 
-// finish records a call's outcome and retires the Writer when fenced.
-func (w *Writer) finish(start time.Time, o outcome, err error) {
+// finish records a call's outcome, logs it, and retires the Writer when
+// fenced. path is the znode that proves the call's write; expected and
+// version are its znode version before and after (-1 when unknown).
+func (w *Writer) finish(start time.Time, call, path string, expected, version int32, o outcome, err error) {
+	log := w.x.opts.logger
 	if err != nil {
 		o = outcomeOf(err)
 		var f *FencedError
 		if errors.As(err, &f) {
 			w.fenced.CompareAndSwap(nil, f)
-			w.x.opts.logger.Warn("writer fenced and retired", "path", f.Path, "reason", f.Reason, "outcome", "fenced")
+			log.Warn(call+": fenced; writer retired", "path", f.Path, "expected_version", expected, "outcome", o.String(), "reason", f.Reason)
+		} else {
+			log.Warn(call+" failed", "path", path, "expected_version", expected, "outcome", o.String(), "error", err)
 		}
+	} else {
+		level := slog.LevelDebug
+		if o == outcomeRecovered {
+			level = slog.LevelInfo
+		}
+		log.Log(context.Background(), level, call, "path", path, "expected_version", expected, "version", version, "outcome", o.String())
 	}
 	w.counters.observe(o, time.Since(start))
 }
@@ -133,7 +145,7 @@ func (w *Writer) GetOrCreate(ctx context.Context, initial State) (State, error) 
 		return initial, err
 	}
 	st, o, err := w.getOrCreate(ctx, initial)
-	w.finish(start, o, err)
+	w.finish(start, "get or create", w.migrationPath, initial.MigrationZkVersion, st.MigrationZkVersion, o, err)
 	if err != nil {
 		return initial, err
 	}
@@ -279,7 +291,7 @@ func (w *Writer) Update(ctx context.Context, s State) (State, error) {
 		return s, err
 	}
 	st, o, err := w.update(ctx, s)
-	w.finish(start, o, err)
+	w.finish(start, "checkpoint", w.migrationPath, s.MigrationZkVersion, st.MigrationZkVersion, o, err)
 	if err != nil {
 		return s, err
 	}
