@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -32,16 +31,7 @@ const maxClaimRounds = 20
 // carries the new ZkControllerEpoch and ZkControllerEpochZkVersion, which
 // fence every later write.
 func (w *Writer) ClaimLeadership(ctx context.Context, s State) (State, error) {
-	start := time.Now()
-	if err := w.begin(); err != nil {
-		return s, err
-	}
-	st, o, err := w.claim(ctx, s)
-	w.finish(start, "claim leadership", w.epochPath, s.ZkControllerEpochZkVersion, st.ZkControllerEpochZkVersion, o, err)
-	if err != nil {
-		return s, err
-	}
-	return st, nil
+	return w.do(ctx, "claim leadership", w.epochPath, s, epochVersion, w.claim)
 }
 
 func (w *Writer) claim(ctx context.Context, s State) (State, outcome, error) {
@@ -189,16 +179,7 @@ func (w *Writer) createEpoch(ctx context.Context, r *retrier) error {
 // it succeeds, as Kafka does. The returned State has no ZooKeeper
 // controller epoch (-1).
 func (w *Writer) ReleaseLeadership(ctx context.Context, s State) (State, error) {
-	start := time.Now()
-	if err := w.begin(); err != nil {
-		return s, err
-	}
-	st, o, err := w.release(ctx, s)
-	w.finish(start, "release leadership", w.controllerPath, s.ZkControllerEpochZkVersion, st.ZkControllerEpochZkVersion, o, err)
-	if err != nil {
-		return s, err
-	}
-	return st, nil
+	return w.do(ctx, "release leadership", w.controllerPath, s, epochVersion, w.release)
 }
 
 // errMoved: another controller was elected; nothing to release.

@@ -140,17 +140,28 @@ func (w *Writer) lastConfirmed(version int32) ([]byte, bool) {
 // ZooKeeper and initial's ZkControllerEpoch and ZkControllerEpochZkVersion,
 // which are not stored there.
 func (w *Writer) GetOrCreate(ctx context.Context, initial State) (State, error) {
+	return w.do(ctx, "get or create", w.migrationPath, initial, migrationVersion, w.getOrCreate)
+}
+
+// do runs one write call: it refuses the call on a misconfigured or retired
+// Writer, then records and logs its outcome. On error it returns s.
+func (w *Writer) do(ctx context.Context, call, path string, s State, version func(State) int32,
+	fn func(context.Context, State) (State, outcome, error)) (State, error) {
 	start := time.Now()
 	if err := w.begin(); err != nil {
-		return initial, err
+		return s, err
 	}
-	st, o, err := w.getOrCreate(ctx, initial)
-	w.finish(start, "get or create", w.migrationPath, initial.MigrationZkVersion, st.MigrationZkVersion, o, err)
+	st, o, err := fn(ctx, s)
+	w.finish(start, call, path, version(s), version(st), o, err)
 	if err != nil {
-		return initial, err
+		return s, err
 	}
 	return st, nil
 }
+
+func migrationVersion(s State) int32 { return s.MigrationZkVersion }
+
+func epochVersion(s State) int32 { return s.ZkControllerEpochZkVersion }
 
 // errReread sends GetOrCreate back to reading /migration.
 var errReread = errors.New("reread")
@@ -286,16 +297,7 @@ func (w *Writer) withPath(err error, path string) error {
 // retired). If ctx ends while the outcome is unknown the error is
 // ErrOutcomeUnknown, and calling Update again with the same s is safe.
 func (w *Writer) Update(ctx context.Context, s State) (State, error) {
-	start := time.Now()
-	if err := w.begin(); err != nil {
-		return s, err
-	}
-	st, o, err := w.update(ctx, s)
-	w.finish(start, "checkpoint", w.migrationPath, s.MigrationZkVersion, st.MigrationZkVersion, o, err)
-	if err != nil {
-		return s, err
-	}
-	return st, nil
+	return w.do(ctx, "checkpoint", w.migrationPath, s, migrationVersion, w.update)
 }
 
 func (w *Writer) update(ctx context.Context, s State) (State, outcome, error) {
