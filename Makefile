@@ -1,6 +1,9 @@
 # make test   prepares ZooKeeper, then vets and runs every test with the race
 #             detector against real servers, and runs each fuzz target briefly.
 # make demo   the lost-acknowledgement demo (examples/lostack).
+# make torture the long form of the torture suite: 100,000 operations under
+#             random faults against a three-member ensemble (TORTURE_OPS,
+#             TORTURE_SEED and TORTURE_FAULTS override).
 GO ?= go
 FUZZTIME ?= 3s
 
@@ -21,3 +24,9 @@ fuzz:
 
 demo: zookeeper
 	$(GO) run ./examples/lostack
+
+TORTURE_OPS ?= 100000
+TORTURE_FAULT_RATE ?= 4
+
+torture: zookeeper
+	TORTURE_OPS=$(TORTURE_OPS) TORTURE_FAULT_RATE=$(TORTURE_FAULT_RATE) ZKWRITER_REQUIRE_ZK=1 $(GO) test -count=1 -v -timeout 6h -run 'TestTorture$$' ./internal/torture

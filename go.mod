@@ -8,3 +8,5 @@ require (
 )
 
 require go.uber.org/multierr v1.11.0
+
+require github.com/anishathalye/porcupine v1.3.1

@@ -76,8 +76,10 @@ type OpResult struct {
 	Op Op
 	// Err is nil when the op was applied; an *OpError when ZooKeeper
 	// refused the op on its own account; ErrNotApplied when the call
-	// stopped before the op; or the call's error (such as
-	// ErrOutcomeUnknown) for the ops of the transaction in flight then.
+	// stopped before the op; or, for the ops of the transaction in flight
+	// when the call stopped, an error matching ErrOutcomeUnknown if a copy
+	// of that transaction may have landed (it also matches the call's
+	// error, such as ErrConflict), else ErrNotApplied.
 	Err error
 	// Version is the znode's version after the op: the new version after
 	// SetData, 0 after Create, -1 after Delete or when not known.
@@ -328,20 +330,27 @@ func (b *batch) send(ctx context.Context, r *retrier, txn []int, content []byte)
 		res, resErr = w.x.conn.Multi(reqs...)
 		return resErr
 	}
+	// unsettled: the call stopped after a copy of the transaction was
+	// lost, so that copy may have landed before the znodes moved on.
+	unsettled := false
 	o, err := w.x.run(ctx, r, write{
 		path:     w.migrationPath,
 		expected: b.version,
 		send:     send,
 		verify: func(ctx context.Context, r *retrier, rejection error, resent bool) (bool, error) {
-			var err error
-			txn, err = b.verify(ctx, r, txn, content, res, resent)
-			return err == nil && txn == nil, err
+			rest, landed, err := b.verify(ctx, r, txn, content, res, resent)
+			txn = rest
+			unsettled = err != nil && resent
+			return landed, err
 		},
 	})
 	if err != nil {
 		for _, i := range txn {
-			if errors.Is(err, ErrOutcomeUnknown) {
+			switch {
+			case errors.Is(err, ErrOutcomeUnknown):
 				b.results[i].Err = err
+			case unsettled:
+				b.results[i].Err = fmt.Errorf("%w: a copy of its transaction was lost and may have landed before the call stopped: %w", ErrOutcomeUnknown, err)
 			}
 		}
 		return err
@@ -377,21 +386,23 @@ func (b *batch) applied(i int, res zk.MultiResponse, recovered bool) {
 	b.results[i] = OpResult{Op: op, Version: v, Recovered: recovered}
 }
 
-// verify settles a rejected transaction. It returns the ops still to send
-// (nil when the transaction landed) or the error that stops the batch.
-func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byte, res []zk.MultiResponse, resent bool) ([]int, error) {
+// verify settles a rejected transaction. It reports whether the
+// transaction landed; if not, it returns the ops still to send with the
+// /migration write (possibly none but that write) or the error that stops
+// the batch.
+func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byte, res []zk.MultiResponse, resent bool) (rest []int, landed bool, err error) {
 	w := b.w
 	fence := b.s.ZkControllerEpochZkVersion
 	if err := w.x.sync(ctx, r, w.migrationPath); err != nil {
-		return txn, err
+		return txn, false, err
 	}
 	epoch, err := w.x.get(ctx, r, w.epochPath)
 	if err != nil {
-		return txn, err
+		return txn, false, err
 	}
 	cur, err := w.x.get(ctx, r, w.migrationPath)
 	if err != nil {
-		return txn, err
+		return txn, false, err
 	}
 	mine := intent{kind: kindSetData, expected: b.version, data: content, chk: checker.MigrationState{}}
 	ok, cerr := transactionLanded(mine, cur, fence, epoch)
@@ -402,7 +413,7 @@ func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byt
 				b.applied(i, zk.MultiResponse{}, true)
 			}
 			b.version, b.mtime = cur.version, cur.mtime
-			return nil, nil
+			return nil, true, nil
 		}
 		// Nothing of this call landed, yet /migration moved one step to
 		// our content: an earlier call's transaction, whose ops may differ
@@ -411,25 +422,25 @@ func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byt
 		return b.settleByEffect(ctx, r, txn, cur)
 	}
 	if err := w.notLandedAt(b.s, b.version, cur, fence, epoch, cerr); err != nil {
-		return txn, err
+		return txn, false, err
 	}
 	// /migration and /controller_epoch are where we expect them: an op
 	// failed on its own account. Report it and send the others.
 	at, opErr := firstFailure(res)
 	if at < 1 || at > len(txn) {
-		return txn, fmt.Errorf("migrationzk: transaction on %s refused (%v) at op %d with /migration and %s unchanged", w.migrationPath, opErr, at, w.epochPath)
+		return txn, false, fmt.Errorf("migrationzk: transaction on %s refused (%v) at op %d with /migration and %s unchanged", w.migrationPath, opErr, at, w.epochPath)
 	}
 	i := txn[at-1]
 	b.results[i] = OpResult{Op: b.ops[i], Err: &OpError{Index: i, Op: b.ops[i], Err: opErr}, Version: -1}
 	w.x.opts.logger.Warn("op refused; sending the rest of its transaction without it",
 		"path", b.paths[i], "op", b.ops[i].kind.String(), "error", opErr, "outcome", "op_failed")
-	rest := append(append([]int(nil), txn[:at-1]...), txn[at:]...)
-	return rest, nil
+	rest = append(append(make([]int, 0, len(txn)-1), txn[:at-1]...), txn[at:]...)
+	return rest, false, nil
 }
 
 // settleByEffect checks each op of txn against ZooKeeper after /migration
 // moved to cur without a copy of txn having been sent in this call.
-func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur znodeState) ([]int, error) {
+func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur znodeState) ([]int, bool, error) {
 	// Judge each path by the last op on it in the transaction.
 	lastOp := map[string]int{}
 	for _, i := range txn {
@@ -439,7 +450,7 @@ func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur z
 	for path, i := range lastOp {
 		zs, err := b.w.x.get(ctx, r, path)
 		if err != nil {
-			return txn, err
+			return txn, false, err
 		}
 		if effectHeld(b.ops[i].kind, b.ops[i].version, b.ops[i].data, zs) {
 			held[path] = &zk.Stat{Version: zs.version}
@@ -454,7 +465,7 @@ func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur z
 		}
 	}
 	if len(rest) == len(txn) {
-		return txn, &ConflictError{Path: b.w.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
+		return txn, false, &ConflictError{Path: b.w.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
 			CurrentData: cur.data, Err: errors.New("its content matches this batch but none of the transaction's ops is in ZooKeeper")}
 	}
 	b.version, b.mtime = cur.version, cur.mtime
@@ -462,9 +473,9 @@ func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur z
 	b.w.x.opts.logger.Info("earlier transaction found in ZooKeeper; sending the ops it lacked",
 		"path", b.w.migrationPath, "version", cur.version, "outcome", "recovered", "remaining", len(rest))
 	if len(rest) == 0 {
-		return nil, nil
+		return nil, true, nil
 	}
-	return rest, nil
+	return rest, false, nil
 }
 
 // notLandedAt explains a transaction that did not land, unless /migration

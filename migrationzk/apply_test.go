@@ -181,37 +181,6 @@ func TestApplyPerOpFailure(t *testing.T) {
 	c.checkMatches(next)
 }
 
-// Fault: none. An op too large for any transaction is refused before
-// anything is sent.
-func TestApplyTooLarge(t *testing.T) {
-	c := newCluster(t)
-	w := c.writer()
-	s := c.start(w)
-	c.faults.ResetCounts()
-	huge := migrationzk.Create("/brokers/topics/huge", make([]byte, migrationzk.DefaultMaxRequestBytes))
-	_, res, err := w.Apply(testContext(t), s, append(topicOps("ok", 1), huge)...)
-	if !errors.Is(err, migrationzk.ErrTooLarge) {
-		t.Fatalf("err = %v, want ErrTooLarge", err)
-	}
-	if res != nil || c.faults.Requests() != 0 || c.exists("/brokers/topics/ok") {
-		t.Fatalf("something was sent: results %v, %d requests", res, c.faults.Requests())
-	}
-	c.checkMatches(s)
-	// Just under the limit goes through, in one request of the right size.
-	// The transaction holds three paths under the root besides the data.
-	w2 := c.writer()
-	size := migrationzk.DefaultMaxRequestBytes - 300 - 3*len(c.root)
-	fits := migrationzk.Create("/brokers/topics/big", make([]byte, size))
-	next, _, err := w2.Apply(testContext(t), s, fits)
-	if err != nil {
-		t.Fatalf("op just under the limit: %v", err)
-	}
-	if got := c.faults.LargestRequest(); got > migrationzk.DefaultMaxRequestBytes || got < size {
-		t.Fatalf("largest request %d bytes", got)
-	}
-	c.checkMatches(next)
-}
-
 // Fault: connection cut after commit, then the server stops so the call
 // gives up with ErrOutcomeUnknown; after a restart the caller calls again
 // as documented, and the batch completes without a false conflict.

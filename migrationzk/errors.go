@@ -11,7 +11,10 @@ import (
 // matches it with errors.Is; the typed errors carry the details.
 var (
 	// ErrConflict: the znode moved on and the write did not land: another
-	// writer got there first. See *ConflictError.
+	// writer got there first. (When a copy of the write lost its
+	// acknowledgement earlier in the call, that copy may have landed and
+	// been overwritten; the znode holds the other writer's data either
+	// way.) See *ConflictError.
 	ErrConflict = errors.New("migrationzk: conflict: znode changed by another writer")
 	// ErrFenced: another controller has taken over: /controller_epoch
 	// moved, or /migration or /controller shows a newer KRaft controller

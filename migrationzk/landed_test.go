@@ -179,3 +179,106 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTransactionLanded checks the decision for a fenced transaction: it
+// never reports landed unless /controller_epoch is still at the fencing
+// version and the /migration write landed by the version rule and the
+// checkpoint checker.
+func FuzzTransactionLanded(f *testing.F) {
+	f.Add(int32(4), ours, true, ours, int32(5), int32(7), true, int32(7))
+	f.Add(int32(4), ours, true, reordered, int32(5), int32(7), true, int32(8))
+	f.Add(int32(4), ours, true, ours, int32(5), int32(-1), false, int32(-1))
+	f.Add(int32(2147483647), ours, true, other, int32(-2147483648), int32(0), true, int32(0))
+	f.Fuzz(func(t *testing.T, expected int32, intended []byte, exists bool, data []byte, version, fence int32, epochExists bool, epochVersion int32) {
+		mig := intent{kind: kindSetData, expected: expected, data: intended, chk: checker.MigrationState{}}
+		cur := znodeState{exists: exists, data: data, version: version}
+		epoch := znodeState{exists: epochExists, version: epochVersion}
+		got, err := transactionLanded(mig, cur, fence, epoch)
+		if got && err != nil {
+			t.Fatalf("landed with error %v", err)
+		}
+		if !got {
+			return
+		}
+		if !epochExists || epochVersion != fence {
+			t.Fatalf("landed although /controller_epoch is at %d (exists %v), fenced at %d", epochVersion, epochExists, fence)
+		}
+		if expected < 0 || !exists || version != expected+1 {
+			t.Fatalf("landed against the version rule: expected %d, found %d (exists %v)", expected, version, exists)
+		}
+		a, errA := znode.DecodeMigration(intended)
+		b, errB := znode.DecodeMigration(data)
+		if errA != nil || errB != nil || a != b {
+			t.Fatalf("landed on checkpoint %+v vs %+v (%v, %v)", a, b, errA, errB)
+		}
+	})
+}
+
+// FuzzClaimLanded checks the decision for a leadership claim against
+// arbitrary rereads of /controller_epoch and /controller: it never reports
+// landed unless /controller_epoch holds the new epoch at exactly the
+// expected version plus one and /controller names this KRaft controller
+// with its epoch.
+func FuzzClaimLanded(f *testing.F) {
+	ctl := znode.Controller{Version: 2, BrokerID: 3000, Timestamp: 1, KRaftControllerEpoch: 5}.Encode()
+	f.Add(int32(3), int32(8), int32(3000), int32(5), true, znode.EncodeControllerEpoch(8), int32(4), true, ctl)
+	f.Add(int32(3), int32(8), int32(3000), int32(5), true, []byte("08"), int32(4), true, ctl)
+	f.Add(int32(3), int32(8), int32(3000), int32(5), true, znode.EncodeControllerEpoch(8), int32(5), true, ctl)
+	f.Add(int32(2147483647), int32(0), int32(0), int32(0), true, []byte("0"), int32(-2147483648), false, []byte(nil))
+	f.Fuzz(func(t *testing.T, expected, newEpoch, controller, kraftEpoch int32, epochExists bool, epochData []byte, epochVersion int32, ctlExists bool, ctlData []byte) {
+		c := claim{expected: expected, newEpoch: newEpoch, controller: controller, kraftEpoch: kraftEpoch}
+		epoch := znodeState{exists: epochExists, data: epochData, version: epochVersion}
+		ctlState := znodeState{exists: ctlExists, data: ctlData}
+		got, err := claimLanded(c, epoch, ctlState)
+		if got && err != nil {
+			t.Fatalf("landed with error %v", err)
+		}
+		if !got {
+			return
+		}
+		if !epochExists || epochVersion != expected+1 || !ctlExists {
+			t.Fatalf("landed with /controller_epoch at %d (exists %v), expected %d+1, /controller exists %v", epochVersion, epochExists, expected, ctlExists)
+		}
+		if v, err := znode.DecodeControllerEpoch(epochData); err != nil || v != newEpoch {
+			t.Fatalf("landed with /controller_epoch %q (%v), claimed %d", epochData, err, newEpoch)
+		}
+		k, err := znode.DecodeController(ctlData)
+		if err != nil || k.BrokerID != controller || k.KRaftControllerEpoch != kraftEpoch {
+			t.Fatalf("landed with /controller %q (%v), claimed by %d epoch %d", ctlData, err, controller, kraftEpoch)
+		}
+	})
+}
+
+// FuzzEffectHeld checks the per-op decision used after an earlier call's
+// transaction landed: an op's effect is held only if its znode holds its
+// exact bytes (at exactly version+1 for a conditional SetData), or is gone
+// after a Delete.
+func FuzzEffectHeld(f *testing.F) {
+	f.Add(byte(kindCreate), int32(-1), []byte("x"), true, []byte("x"), int32(0))
+	f.Add(byte(kindSetData), int32(2), []byte("x"), true, []byte("x"), int32(3))
+	f.Add(byte(kindSetData), int32(2147483647), []byte("x"), true, []byte("x"), int32(-2147483648))
+	f.Add(byte(kindDelete), int32(0), []byte(nil), false, []byte(nil), int32(-1))
+	f.Fuzz(func(t *testing.T, kind byte, version int32, data []byte, exists bool, curData []byte, curVersion int32) {
+		k := opKind(kind%4 + 1)
+		cur := znodeState{exists: exists, data: curData, version: curVersion}
+		if !effectHeld(k, version, data, cur) {
+			return
+		}
+		switch k {
+		case kindCreate:
+			if !exists || !bytes.Equal(data, curData) {
+				t.Fatalf("create held on %q (exists %v), wrote %q", curData, exists, data)
+			}
+		case kindSetData:
+			if !exists || !bytes.Equal(data, curData) || (version >= 0 && curVersion != version+1) {
+				t.Fatalf("setData at %d held on %q at %d (exists %v), wrote %q", version, curData, curVersion, exists, data)
+			}
+		case kindDelete:
+			if exists {
+				t.Fatal("delete held on a znode that exists")
+			}
+		default:
+			t.Fatalf("unknown kind %d held", k)
+		}
+	})
+}

@@ -1,7 +1,6 @@
 package migrationzk_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -249,49 +248,6 @@ func TestUpdateFencedByNewerMigration(t *testing.T) {
 	}
 }
 
-// Fault: none; bad /migration content.
-func TestGetOrCreateBadData(t *testing.T) {
-	cases := []struct {
-		name   string
-		data   []byte
-		reason error // nil: treated as absent and overwritten
-	}{
-		{"null", nil, nil},
-		{"empty", []byte{}, nil},
-		{"garbage", []byte("not json"), znode.ErrInvalidJSON},
-		{"unknown-version", []byte(`{"version":1,"kraft_metadata_offset":1,"kraft_controller_id":1,"kraft_metadata_epoch":1,"kraft_controller_epoch":1}`), znode.ErrUnknownVersion},
-		{"truncated", []byte(`{"version":0,"kraft_metadata_offset":1`), znode.ErrInvalidJSON},
-		{"missing-field", []byte(`{"version":0,"kraft_metadata_offset":1,"kraft_controller_id":1,"kraft_metadata_epoch":1}`), znode.ErrMissingField},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newCluster(t)
-			c.create("/migration", tc.data)
-			w := c.writer()
-			s := kraft()
-			got, err := w.GetOrCreate(testContext(t), s)
-			if tc.reason == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got.MigrationZkVersion != 1 {
-					t.Fatalf("overwrote at version %d, want 1", got.MigrationZkVersion)
-				}
-				c.checkMatches(got)
-				return
-			}
-			var de *migrationzk.DecodeError
-			if !errors.Is(err, tc.reason) || !errors.As(err, &de) || de.Path != c.p("/migration") {
-				t.Fatalf("err = %v, want %v on %s", err, tc.reason, c.p("/migration"))
-			}
-			data, st := c.get("/migration")
-			if string(data) != string(tc.data) || st.Version != 0 {
-				t.Fatalf("undecodable /migration touched: %q at %d", data, st.Version)
-			}
-		})
-	}
-}
-
 // Fault: connection cut after commit, on GetOrCreate's create; and before
 // the request was sent.
 func TestGetOrCreateFaults(t *testing.T) {
@@ -315,71 +271,6 @@ func TestGetOrCreateFaults(t *testing.T) {
 			c.checkMatches(s)
 			c.tenMoreWrites(w, s)
 		})
-	}
-}
-
-// Fault: none; invalid arguments are refused before anything is sent.
-func TestInvalidArguments(t *testing.T) {
-	c := newCluster(t)
-	w := c.writer()
-	s := c.start(w)
-	ctx := testContext(t)
-	c.faults.ResetCounts()
-	bad := s
-	bad.MigrationZkVersion = -1
-	if _, err := w.Update(ctx, bad); !errors.Is(err, migrationzk.ErrInvalidArgument) {
-		t.Errorf("Update without version: %v", err)
-	}
-	bad = s
-	bad.KRaftMetadataOffset = -7
-	if _, err := w.Update(ctx, bad); !errors.Is(err, migrationzk.ErrInvalidArgument) {
-		t.Errorf("Update with offset -7: %v", err)
-	}
-	for _, op := range []migrationzk.Op{
-		migrationzk.Create("relative", nil),
-		migrationzk.Create("/a//b", nil),
-		migrationzk.Create("/a/../b", nil),
-		migrationzk.Create("/a/", nil),
-		migrationzk.SetData("/migration", nil, 0),
-		migrationzk.Delete("/controller_epoch", 0),
-		migrationzk.SetData("/x", nil, -2),
-		{},
-	} {
-		if _, _, err := w.Apply(ctx, s, op); !errors.Is(err, migrationzk.ErrInvalidArgument) {
-			t.Errorf("Apply(%v): %v", op, err)
-		}
-	}
-	if _, err := migrationzk.New(c.conn, migrationzk.WithRoot("no-slash")).Update(ctx, s); !errors.Is(err, migrationzk.ErrInvalidArgument) {
-		t.Errorf("bad root: %v", err)
-	}
-	if n := c.faults.Requests(); n != 0 {
-		t.Fatalf("%d requests sent for invalid calls", n)
-	}
-}
-
-// Fault: an already-cancelled context, and a closed connection.
-func TestCancelledAndClosed(t *testing.T) {
-	c := newCluster(t)
-	w := c.writer()
-	s := c.start(w)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	c.faults.ResetCounts()
-	s.KRaftMetadataOffset = 1000
-	if _, err := w.Update(ctx, s); !errors.Is(err, context.Canceled) || errors.Is(err, migrationzk.ErrOutcomeUnknown) {
-		t.Fatalf("cancelled: err = %v, want context.Canceled (nothing sent)", err)
-	}
-	if n := c.faults.Requests(); n != 0 {
-		t.Fatalf("%d requests sent with a cancelled context", n)
-	}
-	c.conn.Close()
-	_, err := w.Update(testContext(t), s)
-	if !errors.Is(err, migrationzk.ErrConnClosed) {
-		t.Fatalf("closed conn: err = %v, want ErrConnClosed", err)
-	}
-	_, v := c.migration()
-	if v != s.MigrationZkVersion {
-		t.Fatalf("/migration moved to %d", v)
 	}
 }
 

@@ -1,0 +1,445 @@
+package torture
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// never is the return time of an operation whose outcome is unknown: it may
+// take effect at any later moment.
+const never = int64(math.MaxInt64)
+
+// value is what one znode holds: whether it exists, its version and data.
+type value struct {
+	Exists  bool
+	Version int32
+	Data    string
+}
+
+func (v value) String() string {
+	if !v.Exists {
+		return "absent"
+	}
+	return fmt.Sprintf("v%d %q", v.Version, shorten(v.Data))
+}
+
+// slots is the state of one group of znodes checked together: /migration
+// with /controller_epoch (whose version fences every write to it), or one
+// payload znode alone in slot 0.
+type slots [2]value
+
+// Slot numbers in the /migration group.
+const (
+	slotMigration = 0
+	slotEpoch     = 1
+)
+
+type condKind uint8
+
+const (
+	condVersion     condKind = iota + 1 // exists at Version
+	condVersionData                     // exists at Version holding Data
+	condExists
+	condAbsent
+)
+
+// cond is a precondition of a write on one slot.
+type cond struct {
+	Slot    int
+	Kind    condKind
+	Version int32
+	Data    string
+}
+
+func (c cond) holds(v value) bool {
+	switch c.Kind {
+	case condVersion:
+		return v.Exists && v.Version == c.Version
+	case condVersionData:
+		return v.Exists && v.Version == c.Version && v.Data == c.Data
+	case condExists:
+		return v.Exists
+	case condAbsent:
+		return !v.Exists
+	}
+	return false
+}
+
+// impossibleAfter reports whether, once a slot was seen holding v, the
+// condition can never hold again: versions only grow and the workload
+// deletes nothing.
+func (c cond) impossibleAfter(v value) bool {
+	switch c.Kind {
+	case condVersion, condVersionData:
+		return v.Exists && v.Version > c.Version
+	case condAbsent:
+		return v.Exists
+	}
+	return false
+}
+
+func (c cond) String() string {
+	switch c.Kind {
+	case condVersion:
+		return fmt.Sprintf("s%d@v%d", c.Slot, c.Version)
+	case condVersionData:
+		return fmt.Sprintf("s%d@v%d=%q", c.Slot, c.Version, shorten(c.Data))
+	case condExists:
+		return fmt.Sprintf("s%d exists", c.Slot)
+	case condAbsent:
+		return fmt.Sprintf("s%d absent", c.Slot)
+	}
+	return "?"
+}
+
+// effect is what a write does to one slot: create it at version 0, or set
+// its data and bump its version. Version, when not -1, is the version the
+// caller was told the znode has afterwards.
+type effect struct {
+	Slot    int
+	Create  bool
+	Data    string
+	Version int32
+}
+
+// obs is one slot as observed by a read.
+type obs struct {
+	Slot int
+	Val  value
+	// VersionOnly ignores Data (a conflict report whose data is not
+	// compared).
+	VersionOnly bool
+}
+
+type stepKind uint8
+
+const (
+	// stepWrite: the write happened; its conditions held and the versions
+	// it reported are the ones it produced.
+	stepWrite stepKind = iota + 1
+	// stepMaybe: the write may or may not have happened.
+	stepMaybe
+	// stepRefused: ZooKeeper refused the write: some condition did not
+	// hold, and nothing changed.
+	stepRefused
+	// stepRead: the slots held the observed values.
+	stepRead
+	// stepReadOrCreate: the slot held the observed value, or was absent
+	// and the write created it (GetOrCreate).
+	stepReadOrCreate
+)
+
+// step is the input of one operation of the model.
+type step struct {
+	Kind    stepKind
+	Conds   []cond
+	Effects []effect
+	Obs     []obs
+	Desc    string
+}
+
+func (s step) holds(st slots) bool {
+	for _, c := range s.Conds {
+		if !c.holds(st[c.Slot]) {
+			return false
+		}
+	}
+	return true
+}
+
+// apply returns the state after the effects and whether every reported
+// version matches.
+func (s step) apply(st slots) (slots, bool) {
+	ok := true
+	for _, e := range s.Effects {
+		v := st[e.Slot]
+		if e.Create {
+			v = value{Exists: true, Version: 0, Data: e.Data}
+		} else {
+			v = value{Exists: true, Version: v.Version + 1, Data: e.Data}
+		}
+		if e.Version >= 0 && e.Version != v.Version {
+			ok = false
+		}
+		st[e.Slot] = v
+	}
+	return st, ok
+}
+
+func (s step) observes(st slots) bool {
+	for _, o := range s.Obs {
+		v := st[o.Slot]
+		if o.VersionOnly {
+			if v.Exists != o.Val.Exists || v.Version != o.Val.Version {
+				return false
+			}
+		} else if v != o.Val {
+			return false
+		}
+	}
+	return true
+}
+
+// next lists the states the model can be in after s from st.
+func next(st slots, s step) []interface{} {
+	switch s.Kind {
+	case stepWrite:
+		if s.holds(st) {
+			if n, ok := s.apply(st); ok {
+				return []interface{}{n}
+			}
+		}
+		return nil
+	case stepMaybe:
+		if s.holds(st) {
+			n, _ := s.apply(st)
+			return []interface{}{st, n}
+		}
+		return []interface{}{st}
+	case stepRefused:
+		if s.holds(st) {
+			return nil
+		}
+		return []interface{}{st}
+	case stepRead:
+		if s.observes(st) {
+			return []interface{}{st}
+		}
+		return nil
+	case stepReadOrCreate:
+		var out []interface{}
+		if s.observes(st) {
+			out = append(out, st)
+		}
+		if s.holds(st) {
+			if n, ok := s.apply(st); ok && (step{Obs: s.Obs}).observes(n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func (s step) String() string {
+	var b strings.Builder
+	b.WriteString(s.Desc)
+	if len(s.Conds) > 0 {
+		b.WriteString(" if")
+		for _, c := range s.Conds {
+			b.WriteString(" " + c.String())
+		}
+	}
+	for _, e := range s.Effects {
+		fmt.Fprintf(&b, " s%d:=%q", e.Slot, shorten(e.Data))
+		if e.Version >= 0 {
+			fmt.Fprintf(&b, "->v%d", e.Version)
+		}
+	}
+	for _, o := range s.Obs {
+		fmt.Fprintf(&b, " saw s%d %v", o.Slot, o.Val)
+	}
+	return b.String()
+}
+
+// op is one operation of the history of a group.
+type op struct {
+	Client       int
+	Call, Return int64
+	Step         step
+}
+
+// modelFrom returns the porcupine model of a group whose state starts at
+// init. Operations that may or may not have happened make it
+// nondeterministic.
+func modelFrom(init slots) porcupine.Model {
+	nm := porcupine.NondeterministicModel{
+		Init:  func() []interface{} { return []interface{}{init} },
+		Step:  func(st, in, _ interface{}) []interface{} { return next(st.(slots), in.(step)) },
+		Equal: func(a, b interface{}) bool { return a.(slots) == b.(slots) },
+		DescribeOperation: func(in, _ interface{}) string {
+			return in.(step).String()
+		},
+		DescribeState: func(st interface{}) string {
+			s := st.(slots)
+			return s[0].String() + " | " + s[1].String()
+		},
+	}
+	return nm.ToModel()
+}
+
+// capMaybes bounds the return time of operations with unknown outcome. An
+// operation whose conditions can never hold again after some other
+// operation saw a slot (versions only grow, nothing is deleted) took
+// effect, if at all, before that operation returned.
+func capMaybes(ops []op) {
+	type seen struct {
+		at  int64
+		val value
+	}
+	// Observations of each slot: reads, and writes that reported the
+	// version they produced.
+	var sightings [2][]seen
+	for _, o := range ops {
+		if o.Return == never {
+			continue
+		}
+		switch o.Step.Kind {
+		case stepRead, stepReadOrCreate:
+			for _, ob := range o.Step.Obs {
+				sightings[ob.Slot] = append(sightings[ob.Slot], seen{o.Return, ob.Val})
+			}
+		case stepWrite:
+			for _, e := range o.Step.Effects {
+				if e.Version >= 0 {
+					sightings[e.Slot] = append(sightings[e.Slot], seen{o.Return, value{Exists: true, Version: e.Version}})
+				}
+			}
+		}
+	}
+	for s := range sightings {
+		sort.Slice(sightings[s], func(i, j int) bool { return sightings[s][i].at < sightings[s][j].at })
+	}
+	for i := range ops {
+		o := &ops[i]
+		if o.Step.Kind != stepMaybe {
+			continue
+		}
+		for _, c := range o.Step.Conds {
+			for _, sg := range sightings[c.Slot] {
+				if sg.at >= o.Return {
+					break
+				}
+				if c.impossibleAfter(sg.val) {
+					// Seen before the call: it never takes effect.
+					o.Return = max(sg.at, o.Call)
+					break
+				}
+			}
+		}
+	}
+}
+
+// chunk is a stretch of a group's history that can be checked alone: no
+// operation spans its borders, and its initial state was observed.
+type chunk struct {
+	init slots
+	ops  []op
+}
+
+// split cuts a group's history, sorted by call time, where no operation is
+// in progress and the last read of every slot of the group came after
+// every write to it, so that the state at the cut is known.
+func split(init slots, ops []op, nslots int) []chunk {
+	var chunks []chunk
+	cur := chunk{init: init}
+	var maxReturn int64 = -1
+	// last[s]: index in cur.ops of the latest read of s that follows
+	// every write to s; -1 when a write came after it.
+	last := [2]int{-1, -1}
+	lastWrite := [2]int64{-1, -1}
+	for _, o := range ops {
+		if len(cur.ops) > 0 && o.Call > maxReturn && maxReturn != never {
+			known := true
+			var st slots
+			for s := 0; s < nslots; s++ {
+				if last[s] < 0 {
+					known = false
+					break
+				}
+				ob := cur.ops[last[s]].Step.Obs
+				for _, x := range ob {
+					if x.Slot == s {
+						st[s] = x.Val
+					}
+				}
+			}
+			if known {
+				chunks = append(chunks, cur)
+				cur = chunk{init: st}
+				last = [2]int{-1, -1}
+				lastWrite = [2]int64{-1, -1}
+			}
+		}
+		cur.ops = append(cur.ops, o)
+		if o.Return > maxReturn {
+			maxReturn = o.Return
+		}
+		switch o.Step.Kind {
+		case stepRead:
+			for _, ob := range o.Step.Obs {
+				if !ob.VersionOnly && o.Call > lastWrite[ob.Slot] {
+					last[ob.Slot] = len(cur.ops) - 1
+				}
+			}
+		default:
+			touched := map[int]bool{}
+			for _, e := range o.Step.Effects {
+				touched[e.Slot] = true
+			}
+			if o.Step.Kind == stepReadOrCreate {
+				for _, ob := range o.Step.Obs {
+					touched[ob.Slot] = true
+				}
+			}
+			for s := range touched {
+				last[s] = -1
+				if o.Return > lastWrite[s] {
+					lastWrite[s] = o.Return
+				}
+			}
+		}
+	}
+	if len(cur.ops) > 0 {
+		chunks = append(chunks, cur)
+	}
+	return chunks
+}
+
+// checkGroup checks that a group's history is linearizable. It returns a
+// description of the first stretch that is not, or "" when all are.
+func checkGroup(name string, init slots, ops []op, nslots int, timeout time.Duration) string {
+	ops = append([]op(nil), ops...)
+	capMaybes(ops)
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
+	for _, c := range split(init, ops, nslots) {
+		hist := make([]porcupine.Operation, len(c.ops))
+		for i, o := range c.ops {
+			hist[i] = porcupine.Operation{ClientId: o.Client, Input: o.Step, Call: o.Call, Return: o.Return}
+		}
+		switch porcupine.CheckOperationsTimeout(modelFrom(c.init), hist, timeout) {
+		case porcupine.Ok:
+			continue
+		case porcupine.Unknown:
+			return fmt.Sprintf("%s: linearizability check timed out on %d operations from %v", name, len(c.ops), c.init)
+		default:
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s: not linearizable; %d operations from state %v | %v:", name, len(c.ops), c.init[0], c.init[1])
+			for i, o := range c.ops {
+				if i >= 40 {
+					fmt.Fprintf(&b, "\n  ... %d more", len(c.ops)-i)
+					break
+				}
+				ret := "∞"
+				if o.Return != never {
+					ret = fmt.Sprint(o.Return)
+				}
+				fmt.Fprintf(&b, "\n  client %d [%d, %s] %v", o.Client, o.Call, ret, o.Step)
+			}
+			return b.String()
+		}
+	}
+	return ""
+}
+
+func shorten(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}

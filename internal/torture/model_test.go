@@ -1,0 +1,142 @@
+package torture
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Helpers building synthetic operations on the /migration group.
+
+func write(client int, call, ret int64, from, to int32, data string) op {
+	return op{Client: client, Call: call, Return: ret, Step: step{Kind: stepWrite,
+		Conds:   []cond{{Slot: slotMigration, Kind: condVersion, Version: from}, {Slot: slotEpoch, Kind: condVersion, Version: 0}},
+		Effects: []effect{{Slot: slotMigration, Data: data, Version: to}}, Desc: "write " + data}}
+}
+
+func maybe(client int, call, ret int64, from int32, data string) op {
+	o := write(client, call, ret, from, -1, data)
+	o.Step.Kind = stepMaybe
+	return o
+}
+
+func read(call, ret int64, version int32, data string) op {
+	return op{Call: call, Return: ret, Step: step{Kind: stepRead,
+		Obs: []obs{{Slot: slotMigration, Val: value{Exists: true, Version: version, Data: data}}}, Desc: "read"}}
+}
+
+func readEpoch(call, ret int64, version int32, data string) op {
+	return op{Call: call, Return: ret, Step: step{Kind: stepRead,
+		Obs: []obs{{Slot: slotEpoch, Val: value{Exists: true, Version: version, Data: data}}}, Desc: "read epoch"}}
+}
+
+func claimOp(call, ret int64, to int32, data string) op {
+	return op{Client: 9, Call: call, Return: ret, Step: step{Kind: stepWrite,
+		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: to - 1}},
+		Effects: []effect{{Slot: slotEpoch, Data: data, Version: to}}, Desc: "claim"}}
+}
+
+var start = slots{{Exists: true, Version: 0, Data: "a"}, {Exists: true, Version: 0, Data: "1"}}
+
+func check(ops ...op) string {
+	return checkGroup("/migration", start, ops, 2, 10*time.Second)
+}
+
+// Fault: none (synthetic histories). The model accepts what ZooKeeper may
+// do and refuses what it cannot: a lost write, two writes from one version
+// (a missed conflict), a refusal with nothing in the way, a write through a
+// moved fence, a version other than the one produced.
+func TestModel(t *testing.T) {
+	cases := []struct {
+		name string
+		ops  []op
+		ok   bool
+	}{
+		{"sequential writes and reads", []op{write(1, 0, 10, 0, 1, "b"), read(11, 12, 1, "b"), write(1, 13, 20, 1, 2, "c"), read(21, 22, 2, "c")}, true},
+		{"lost write", []op{write(1, 0, 10, 0, 1, "b"), read(11, 12, 0, "a")}, false},
+		{"other data at the version", []op{write(1, 0, 10, 0, 1, "b"), read(11, 12, 1, "x")}, false},
+		{"wrong version reported", []op{write(1, 0, 10, 0, 2, "b")}, false},
+		{"two writes from one version", []op{write(1, 0, 10, 0, 1, "b"), write(2, 11, 20, 0, 1, "c")}, false},
+		{"concurrent writes, one order works", []op{write(1, 0, 10, 1, 2, "c"), write(2, 0, 10, 0, 1, "b"), read(11, 12, 2, "c")}, true},
+		{"unknown outcome, landed", []op{maybe(1, 0, never, 0, "b"), read(11, 12, 1, "b")}, true},
+		{"unknown outcome, not landed", []op{maybe(1, 0, never, 0, "b"), read(11, 12, 0, "a")}, true},
+		{"unknown outcome landing late", []op{maybe(1, 0, never, 0, "b"), read(11, 12, 0, "a"), read(21, 22, 1, "b")}, true},
+		{"unknown outcome cannot land twice", []op{maybe(1, 0, never, 0, "b"), write(1, 11, 20, 0, 1, "b"), read(21, 22, 2, "b")}, false},
+		{"retry recovers an unknown write", []op{maybe(1, 0, never, 0, "b"), write(1, 11, 20, 0, 1, "b"), read(21, 22, 1, "b")}, true},
+		{"refused with nothing in the way", []op{{Call: 0, Return: 10, Step: step{Kind: stepRefused,
+			Conds: []cond{{Slot: slotMigration, Kind: condVersion, Version: 0}}}}}, false},
+		{"refused after a move", []op{write(1, 0, 10, 0, 1, "b"), {Call: 11, Return: 20, Step: step{Kind: stepRefused,
+			Conds: []cond{{Slot: slotMigration, Kind: condVersion, Version: 0}}}}}, true},
+		{"write through a moved fence", []op{claimOp(0, 10, 1, "2"), write(1, 11, 20, 0, 1, "b")}, false},
+		{"write racing a claim", []op{claimOp(0, 10, 1, "2"), write(1, 0, 10, 0, 1, "b"), read(11, 12, 1, "b"), readEpoch(13, 14, 1, "2")}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := check(tc.ops...)
+			if (msg == "") != tc.ok {
+				t.Fatalf("check = %q, want ok %v", msg, tc.ok)
+			}
+		})
+	}
+}
+
+// Fault: none (synthetic histories). An operation of unknown outcome stops
+// being able to take effect once its version is seen passed, and a history
+// is cut where nothing is in flight and every slot was read after its
+// last write; the cut does not change the verdict.
+func TestCapAndSplit(t *testing.T) {
+	ops := []op{maybe(1, 0, never, 0, "b"), write(1, 11, 20, 0, 1, "b"), read(21, 22, 1, "b")}
+	capMaybes(ops)
+	if ops[0].Return != 20 {
+		t.Fatalf("unknown write capped at %d, want 20 (when version 1 was seen)", ops[0].Return)
+	}
+
+	var long []op
+	v := int32(0)
+	for i := int64(0); i < 50; i++ {
+		base := i * 100
+		long = append(long, write(1, base, base+10, v, v+1, "d"), read(base+11, base+12, v+1, "d"), readEpoch(base+13, base+14, 0, "1"))
+		v++
+	}
+	chunks := split(start, long, 2)
+	if len(chunks) < 40 {
+		t.Fatalf("%d chunks from 50 quiescent rounds", len(chunks))
+	}
+	if msg := check(long...); msg != "" {
+		t.Fatal(msg)
+	}
+	// A lost write in the middle is still found, in its chunk.
+	bad := append([]op(nil), long...)
+	bad[3*25+1] = read(25*100+11, 25*100+12, 25, "d")
+	if msg := check(bad...); !strings.Contains(msg, "not linearizable") {
+		t.Fatalf("lost write in a long history not found: %q", msg)
+	}
+}
+
+// Fault: none (synthetic histories). The checks beyond linearizability: a
+// conflict with no foreign write is false, a success although a foreign
+// write landed in between is a missed conflict, and two acknowledged writes
+// of one version are found.
+func TestHistoryChecks(t *testing.T) {
+	h := newHistory()
+	h.setInit(migrationGroup, start)
+	h.addConflict(conflictReport{Path: "/migration", Since: 0, At: span{10, 20}, What: "unexplained"})
+	if got := h.check(time.Second); len(got) != 1 || !strings.Contains(got[0], "false conflict") {
+		t.Fatalf("anomalies %q, want one false conflict", got)
+	}
+	h.addForeign("/migration", foreignWrite{span: span{5, 12}, Landed: true, Version: 1})
+	h.conflicts[0].Since = 0
+	if got := h.check(time.Second); len(got) != 0 {
+		t.Fatalf("anomalies %q for a conflict a foreign write explains", got)
+	}
+	h.addSuccess(success{Path: "/migration", Version: 1, Learned: 2, At: span{30, 40}, Client: 1, What: "update"})
+	got := h.check(time.Second)
+	var missed, dup bool
+	for _, a := range got {
+		missed = missed || strings.Contains(a, "missed conflict on")
+		dup = dup || strings.Contains(a, "two writes produced")
+	}
+	if !missed || !dup {
+		t.Fatalf("anomalies %q, want a missed conflict and a duplicate version", got)
+	}
+}
