@@ -275,7 +275,7 @@ func (b *batch) loadPrev(ctx context.Context) error {
 		return nil
 	}
 	r := b.w.x.retrier()
-	cur, err := b.w.x.get(ctx, r, b.w.migrationPath)
+	cur, err := b.w.reread(ctx, r, b.w.migrationPath)
 	if err != nil {
 		return fmt.Errorf("migrationzk: read %s: %w", b.w.migrationPath, err)
 	}

@@ -53,7 +53,7 @@ func (w *Writer) claim(ctx context.Context, s State) (State, outcome, error) {
 }
 
 func (w *Writer) claimOnce(ctx context.Context, r *retrier, s State) (State, outcome, error) {
-	epoch, err := w.x.get(ctx, r, w.epochPath)
+	epoch, err := w.reread(ctx, r, w.epochPath)
 	if err != nil {
 		return s, outcomeError, fmt.Errorf("migrationzk: read %s: %w", w.epochPath, err)
 	}

@@ -90,6 +90,8 @@ type retrier struct {
 	// the current wait; lastProbe when it was last probed for being closed.
 	disconnectedSince time.Time
 	lastProbe         time.Time
+	// expired counts consecutive replies saying the session expired.
+	expired int
 }
 
 func (x *executor) retrier() *retrier {
@@ -102,10 +104,23 @@ func (x *executor) retrier() *retrier {
 // probed for having been closed.
 const probeAfter = 100 * time.Millisecond
 
-// wait pauses after a failed attempt, then waits until the client holds a
-// session again. It fails when ctx ends, the policy gives up, or the
-// client was closed.
-func (r *retrier) wait(ctx context.Context) error {
+// staleSessionReplies is how many replies in a row may say the session
+// expired, while the client goes on using it, before a call gives up.
+const staleSessionReplies = 5
+
+// wait pauses after an attempt that failed with err, then waits until the
+// client holds a session again. It fails when ctx ends, the policy gives
+// up, the client was closed, or the client is stuck on a session the
+// server has expired.
+func (r *retrier) wait(ctx context.Context, err error) error {
+	if errors.Is(err, zk.ErrSessionExpired) {
+		r.expired++
+	} else {
+		r.expired = 0
+	}
+	if r.expired >= staleSessionReplies && r.x.conn.State() == zk.StateHasSession {
+		return ErrStaleSession
+	}
 	d := r.bo.NextBackOff()
 	if d == backoff.Stop {
 		return errGaveUp
@@ -186,7 +201,7 @@ func (x *executor) read(ctx context.Context, r *retrier, fn func() error) error 
 		}
 		switch classify(err) {
 		case classUnknown, classNotSent:
-			if werr := r.wait(ctx); werr != nil {
+			if werr := r.wait(ctx, err); werr != nil {
 				return fmt.Errorf("%w (last error: %v)", werr, err)
 			}
 			continue
@@ -339,13 +354,7 @@ func (x *executor) run(ctx context.Context, r *retrier, w write) (outcome, error
 				"path", w.path, "expected_version", w.expected, "attempt", attempt, "error", err)
 		}
 		last = err
-		if werr := r.wait(ctx); werr != nil {
-			if errors.Is(werr, ErrConnClosed) {
-				if resent {
-					return outcomeError, x.unknown(w, werr, err)
-				}
-				return outcomeError, fmt.Errorf("migrationzk: write %s: %w", w.path, werr)
-			}
+		if werr := r.wait(ctx, err); werr != nil {
 			if resent {
 				return outcomeError, x.unknown(w, werr, err)
 			}
@@ -357,7 +366,7 @@ func (x *executor) run(ctx context.Context, r *retrier, w write) (outcome, error
 // isInterrupted reports whether err means the reread could not be made.
 func isInterrupted(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, ErrConnClosed) || errors.Is(err, errGaveUp)
+		errors.Is(err, ErrConnClosed) || errors.Is(err, ErrStaleSession) || errors.Is(err, errGaveUp)
 }
 
 func (x *executor) unknown(w write, cause, last error) error {

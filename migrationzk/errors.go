@@ -38,6 +38,13 @@ var (
 	ErrInvalidArgument = errors.New("migrationzk: invalid argument")
 	// ErrConnClosed: the ZooKeeper client was closed.
 	ErrConnClosed = errors.New("migrationzk: zookeeper connection closed")
+	// ErrStaleSession: ZooKeeper answers every request with "session
+	// expired" while the client goes on using that session instead of
+	// starting a new one. go-zookeeper leaves a connection open in that
+	// state when a session is closed while the client is reconnecting; only
+	// a new client mends it. Close the client, connect again and make a new
+	// Writer; calling again with the same State is then safe.
+	ErrStaleSession = errors.New("migrationzk: zookeeper session expired but the client keeps using it; reconnect")
 	// ErrNotApplied: the op was not applied because the call stopped
 	// before reaching it. Found in OpResult.Err.
 	ErrNotApplied = errors.New("migrationzk: op not applied: the batch stopped before it")

@@ -212,3 +212,37 @@ func TestConditionalDelete(t *testing.T) {
 		t.Fatalf("delete of a missing znode: %v", err)
 	}
 }
+
+// Fault: the server answers "session expired" on a connection it keeps open
+// while the client goes on using the session: the call gives up with
+// ErrStaleSession instead of resending until its context ends, and a call
+// after the client recovers finds nothing lost.
+func TestStaleSession(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	var armed []*zktest.Armed
+	for i := 0; i < 50; i++ {
+		armed = append(armed, c.faults.Arm(zktest.Fault{Action: zktest.RejectExpired, Op: zktest.OpMulti, Path: c.p("/migration")}))
+	}
+	s.KRaftMetadataOffset = 6000
+	_, err := w.Update(testContext(t), s)
+	if !errors.Is(err, migrationzk.ErrStaleSession) || !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("err = %v, want ErrStaleSession (outcome unknown)", err)
+	}
+	fired := 0
+	for _, a := range armed {
+		if a.HasFired() {
+			fired++
+		}
+		a.Disarm()
+	}
+	if fired > 10 {
+		t.Fatalf("%d rejected attempts before giving up", fired)
+	}
+	next, err := w.Update(testContext(t), s)
+	if err != nil || next.Recovered {
+		t.Fatalf("after the session mended: %+v, %v", next, err)
+	}
+	c.checkMatches(next)
+}

@@ -177,7 +177,10 @@ func (w *Writer) getOrCreate(ctx context.Context, initial State) (State, outcome
 	r := w.x.retrier()
 	const maxRounds = 100
 	for round := 0; round < maxRounds; round++ {
-		cur, err := w.x.get(ctx, r, w.migrationPath)
+		// Sync first: after a session expired the client may talk to a
+		// member that lags, and a stale read would only cause a conflict
+		// later.
+		cur, err := w.reread(ctx, r, w.migrationPath)
 		if err != nil {
 			return initial, outcomeError, fmt.Errorf("migrationzk: read %s: %w", w.migrationPath, err)
 		}

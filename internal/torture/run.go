@@ -80,6 +80,8 @@ type Report struct {
 	Generations int
 	// Unknown counts calls that ended with ErrOutcomeUnknown.
 	Unknown int
+	// Reconnects counts clients replaced after ErrStaleSession.
+	Reconnects int
 	// FinalWrite is how long the first write after the faults stopped took.
 	FinalWrite time.Duration
 	// Anomalies lists everything found wrong; it must be empty.
@@ -112,8 +114,8 @@ func (r *Report) String() string {
 		}
 		fmt.Fprintf(&b, "%s %d", k, r.Faults[k])
 	}
-	fmt.Fprintf(&b, "), %d lost acks recovered, %d conflicts detected, %d writers (%d fenced), %d outcomes unknown, first write after the faults %v, %d anomalies, %v",
-		r.LostAcks, r.Conflicts, r.Generations, r.Fenced, r.Unknown, r.FinalWrite.Round(time.Millisecond), len(r.Anomalies), r.Duration.Round(time.Second))
+	fmt.Fprintf(&b, "), %d lost acks recovered, %d conflicts detected, %d writers (%d fenced), %d outcomes unknown, %d clients replaced after a stale session, first write after the faults %v, %d anomalies, %v",
+		r.LostAcks, r.Conflicts, r.Generations, r.Fenced, r.Unknown, r.Reconnects, r.FinalWrite.Round(time.Millisecond), len(r.Anomalies), r.Duration.Round(time.Second))
 	return b.String()
 }
 
@@ -146,6 +148,7 @@ type generation struct {
 	// started.
 	learned, since int64
 
+	lostAcks uint64        // LostAcks of the writers this one replaced
 	log      ring          // the writer's last log records
 	claimed  chan struct{} // closed once its claim returned
 	claimErr error
@@ -186,6 +189,7 @@ type driver struct {
 	finalWrite time.Duration
 	conflicts  int
 	unknown    int
+	reconnects int
 	fenced     int
 
 	mu        sync.Mutex
@@ -224,9 +228,9 @@ func Run(t testing.TB, cfg Config) *Report {
 	d.finish()
 
 	r := &Report{Seed: cfg.Seed, Ops: d.calls, Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts,
-		Fenced: d.fenced, Generations: len(d.gens), Unknown: d.unknown}
+		Fenced: d.fenced, Generations: len(d.gens), Unknown: d.unknown, Reconnects: d.reconnects}
 	for _, g := range d.gens {
-		r.LostAcks += g.w.Stats().LostAcks
+		r.LostAcks += g.lostAcks + g.w.Stats().LostAcks
 	}
 	r.FinalWrite = d.finalWrite
 	r.Anomalies = append(d.anomalies, d.h.check(cfg.CheckTimeout)...)
@@ -296,6 +300,20 @@ func (d *driver) newGeneration() *generation {
 	g.w = migrationzk.New(g.conn, migrationzk.WithRoot(root), migrationzk.WithLogger(slog.New(g.log)))
 	d.gens = append(d.gens, g)
 	return g
+}
+
+// mend does what the documentation of ErrStaleSession asks of a caller
+// whose client is stuck on a session the server expired: close the client,
+// connect again and make a new Writer for the same controller.
+func (d *driver) mend(g *generation, err error) {
+	if !errors.Is(err, migrationzk.ErrStaleSession) {
+		return
+	}
+	d.reconnects++
+	g.lostAcks += g.w.Stats().LostAcks
+	g.conn.Close()
+	g.conn = zktest.Connect(d.t, d.e.Servers, g.faults.Option())
+	g.w = migrationzk.New(g.conn, migrationzk.WithRoot(root), migrationzk.WithLogger(slog.New(g.log)))
 }
 
 // initial is the State a generation starts from.
@@ -515,6 +533,7 @@ func (d *driver) classify(g *generation, ctx context.Context, err error) outcome
 		d.unknown++
 		o.retry, o.err = true, err
 		o.deadline = ctx.Err() != nil
+		d.mend(g, err)
 	case errors.Is(err, migrationzk.ErrFenced):
 		o.fenced = true
 	case errors.Is(err, migrationzk.ErrConflict):
@@ -742,6 +761,7 @@ func (d *driver) getOrCreate(g *generation) bool {
 		cancel()
 		if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 			d.unknown++
+			d.mend(g, err)
 			data := string(stateData(in))
 			d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: never, Step: step{Kind: stepMaybe,
 				Conds: []cond{{Slot: slotMigration, Kind: condAbsent}}, Effects: []effect{{Slot: slotMigration, Create: true, Data: data, Version: -1}},

@@ -1,6 +1,8 @@
 package zktest
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -57,6 +59,13 @@ const (
 	// never applied; the client's write succeeds and it learns of the loss
 	// only when its read fails (zk.ErrConnectionClosed).
 	CutRequest
+	// RejectExpired keeps the request from the server and answers it as a
+	// server answers a request on a session it has closed while the
+	// connection stays open: error "session expired". Never applied. A
+	// server can leave a client in that state when it closes a session
+	// while the client is reconnecting; go-zookeeper then keeps using the
+	// dead session. Arm it several times to make it last.
+	RejectExpired
 )
 
 // String names the action.
@@ -68,6 +77,8 @@ func (a Action) String() string {
 		return "drop-request"
 	case CutRequest:
 		return "cut-request"
+	case RejectExpired:
+		return "reject-expired"
 	}
 	return fmt.Sprintf("Action(%d)", int(a))
 }
@@ -207,7 +218,7 @@ func (d *FaultDialer) Dial(network, address string, timeout time.Duration) (net.
 // Arm makes the fault act on the next request it matches. Several faults
 // may be armed at once; each acts once, in the order armed.
 func (d *FaultDialer) Arm(f Fault) *Armed {
-	if f.Action < DropReply || f.Action > CutRequest {
+	if f.Action < DropReply || f.Action > RejectExpired {
 		panic(fmt.Sprintf("zktest: Arm with invalid action %d", f.Action))
 	}
 	a := &Armed{Fault: f, d: d, fired: make(chan struct{})}
@@ -342,12 +353,16 @@ type faultConn struct {
 	out     wire.Framer // client-to-server bytes not yet a whole frame
 	greeted bool        // the handshake request went out
 
-	rmu     sync.Mutex
-	buf     []byte      // read buffer
-	in      wire.Framer // server-to-client bytes not yet a whole frame
-	ready   []byte      // whole frames cleared for delivery
-	welcome bool        // the handshake reply came in
-	readErr error       // returned once ready is drained
+	rmu sync.Mutex
+	buf []byte // read buffer
+	// injected replies the server never sent, and the read deadline the
+	// client asked for (overridden to wake a blocked read for them).
+	injected     []byte
+	readDeadline time.Time
+	in           wire.Framer // server-to-client bytes not yet a whole frame
+	ready        []byte      // whole frames cleared for delivery
+	welcome      bool        // the handshake reply came in
+	readErr      error       // returned once ready is drained
 
 	mu     sync.Mutex
 	drop   map[int32]*Armed // xids whose replies must not be delivered
@@ -426,6 +441,11 @@ func (c *faultConn) Write(p []byte) (int, error) {
 			c.cut()
 			close(armed.fired)
 			return len(p), nil
+		case armed.Fault.Action == RejectExpired:
+			armed.act()
+			c.inject(req.Xid, errSessionExpired)
+			close(armed.fired)
+			continue
 		case armed.Fault.Action == DropReply:
 			c.d.count(req, size)
 			c.mu.Lock()
@@ -450,10 +470,16 @@ func (c *faultConn) Read(p []byte) (int, error) {
 		if c.readErr != nil {
 			return 0, c.readErr
 		}
+		if c.takeInjected() {
+			continue
+		}
 		n, err := c.Conn.Read(c.buf)
 		if n > 0 {
 			c.in.Write(c.buf[:n])
 			c.sortFrames()
+		}
+		if c.takeInjected() && isTimeout(err) {
+			err = nil // the wake-up deadline, not the client's
 		}
 		if err != nil && c.readErr == nil {
 			c.readErr = err
@@ -462,6 +488,53 @@ func (c *faultConn) Read(p []byte) (int, error) {
 	n := copy(p, c.ready)
 	c.ready = c.ready[n:]
 	return n, nil
+}
+
+// errSessionExpired is ZooKeeper's error code for a closed session.
+const errSessionExpired = -112
+
+// inject queues a reply with the given error code for request xid, as if
+// the server had sent it, and wakes a read blocked on the connection.
+func (c *faultConn) inject(xid int32, code int32) {
+	frame := binary.BigEndian.AppendUint32(nil, wire.ReplyHeaderSize)
+	frame = binary.BigEndian.AppendUint32(frame, uint32(xid))
+	frame = binary.BigEndian.AppendUint64(frame, 0)
+	frame = binary.BigEndian.AppendUint32(frame, uint32(code))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.injected = append(c.injected, frame...)
+	_ = c.Conn.SetReadDeadline(time.Now())
+}
+
+// takeInjected moves injected replies to the frames ready for delivery and
+// restores the client's read deadline.
+func (c *faultConn) takeInjected() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.injected) == 0 {
+		return false
+	}
+	c.ready = append(c.ready, c.injected...)
+	c.injected = nil
+	_ = c.Conn.SetReadDeadline(c.readDeadline)
+	return true
+}
+
+// SetReadDeadline records the client's deadline, which inject overrides
+// for a moment.
+func (c *faultConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readDeadline = t
+	if len(c.injected) > 0 {
+		return nil // keep the wake-up deadline until they are taken
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // sortFrames moves whole frames from in to ready, stopping at a dropped reply.

@@ -334,3 +334,27 @@ func waitSession(t *testing.T, c *zk.Conn) {
 		t.Fatalf("no session: %v", err)
 	}
 }
+
+// Fault: the server's answer to a request on a session it has closed,
+// with the connection left open.
+func TestRejectExpired(t *testing.T) {
+	srv := zktest.Start(t)
+	d := zktest.NewFaultDialer()
+	c := srv.Connect(t, d.Option())
+	p := srv.Path("/node")
+	mustCreate(t, c, p, []byte("v0"))
+	dials := d.Dials()
+	d.Arm(zktest.Fault{Action: zktest.RejectExpired, Op: zktest.OpSetData, Path: p})
+	if _, err := c.Set(p, []byte("v1"), 0); !errors.Is(err, zk.ErrSessionExpired) {
+		t.Fatalf("err = %v, want zk.ErrSessionExpired", err)
+	}
+	if v := version(t, c, p); v != 0 {
+		t.Fatalf("rejected request applied: version %d", v)
+	}
+	if d.Dials() != dials || c.State() != zk.StateHasSession {
+		t.Fatalf("connection not kept: %d dials, state %v", d.Dials()-dials, c.State())
+	}
+	if _, err := c.Set(p, []byte("v1"), 0); err != nil {
+		t.Fatalf("next request on the same connection: %v", err)
+	}
+}
