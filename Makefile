@@ -1,10 +1,12 @@
 # make test   prepares ZooKeeper, then vets and runs every test with the race
 #             detector against real servers, and runs each fuzz target briefly.
 # make demo   the lost-acknowledgement demo (examples/lostack).
+# make dualwrite  a controller-like dual-write loop under injected faults
+#             (examples/dualwrite).
 GO ?= go
 FUZZTIME ?= 3s
 
-.PHONY: test demo zookeeper vet fuzz bench torture
+.PHONY: test demo dualwrite zookeeper vet fuzz bench torture
 
 zookeeper:
 	@./scripts/prepare-zookeeper.sh
@@ -21,3 +23,6 @@ fuzz:
 
 demo: zookeeper
 	$(GO) run ./examples/lostack
+
+dualwrite: zookeeper
+	$(GO) run ./examples/dualwrite

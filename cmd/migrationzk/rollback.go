@@ -124,9 +124,12 @@ func (a *app) check(ctx context.Context, conn *zk.Conn) (checkReport, error) {
 	}
 	if r.AtRiskCount > 0 {
 		r.Verdict = verdictAtRisk
-		r.Remedy = fmt.Sprintf("Once the KRaft controllers are stopped, raise %s to %d so that the next ZooKeeper-mode controller gets epoch %d, above every stamp, "+
+		r.Remedy = fmt.Sprintf("Raise %s to %d so that the next ZooKeeper-mode controller gets epoch %d, above every stamp, "+
 			"and force a controller election by deleting %s: `%s rollback-fix` shows what it would do, and does it with --apply.",
 			c.epoch.Path, s.Highest, s.Highest+1, c.controller.Path, a.commandLine())
+		if c.controller.isKRaft() {
+			r.Remedy = "Once the KRaft controllers are stopped, r" + r.Remedy[1:]
+		}
 	}
 	return r, nil
 }
