@@ -25,11 +25,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -102,15 +100,11 @@ type demo struct {
 	paths    []string // partition state paths, in creation order
 	// restartErr is set when a restart in the background fails.
 	restartErr atomic.Pointer[error]
-	// restarting holds the controller's reconnects off while the server
-	// restarts; see dial.
-	restarting atomic.Bool
 }
 
 func run(ctx context.Context, out io.Writer, servers []string, srv *server) error {
 	d := &demo{out: out, root: fmt.Sprintf("/dualwrite-%d", time.Now().UnixNano()), srv: srv, addr: servers[0],
 		states: map[string]znode.PartitionState{}, versions: map[string]int32{}, faults: zktest.NewFaultDialer()}
-	d.faults.Dialer = d.dial
 	var err error
 	if d.admin, err = zkconn.Connect(ctx, servers, 10*time.Second); err != nil {
 		return err
@@ -218,29 +212,16 @@ func (d *demo) fault(b int) string {
 // restart stops the server and starts it again downFor later, in the
 // background: it runs on the client's I/O goroutine.
 func (d *demo) restart() {
-	d.restarting.Store(true)
 	if err := d.srv.stop(); err != nil {
 		d.restartErr.Store(&err)
 		return
 	}
 	go func() {
-		defer d.restarting.Store(false)
 		time.Sleep(downFor)
 		if err := d.srv.restart(); err != nil {
 			d.restartErr.Store(&err)
 		}
 	}()
-}
-
-// dial refuses connections while the server restarts, until it serves
-// clients. A ZooKeeper 3.8 server accepts connections shortly before it
-// runs, and a handshake it receives then is never answered: the client
-// would wait out go-zookeeper's handshake timeout (over a minute).
-func (d *demo) dial(network, address string, timeout time.Duration) (net.Conn, error) {
-	if d.restarting.Load() {
-		return nil, fmt.Errorf("dial %s: %w", address, syscall.ECONNREFUSED)
-	}
-	return net.DialTimeout(network, address, timeout)
 }
 
 // expire ends the controller's session from outside.
