@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -288,7 +289,7 @@ func TestRollbackCheck(t *testing.T) {
 
 // TestRollbackFix raises /controller_epoch above every stamp and forces an
 // election: dry run, apply, a KRaft controller refused and forced, nothing
-// to do, and an undecodable /controller.
+// to do, a stamp no epoch can exceed, and an undecodable /controller.
 // Fault: none; a KRaft-held and an undecodable /controller.
 func TestRollbackFix(t *testing.T) {
 	srv := zktest.Start(t)
@@ -400,6 +401,17 @@ func TestRollbackFix(t *testing.T) {
 		wantCode(t, r, exitOK)
 		wantOutput(t, r, "Nothing to fix: no partition is at risk.")
 		c2.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
+	})
+
+	t.Run("largest-epoch", func(t *testing.T) {
+		c := newCluster(t, srv, admin, "maxepoch")
+		c.seedKafka(43, uniform("orders", 1, math.MaxInt32))
+		r := c.run("rollback-fix", "--apply")
+		wantCode(t, r, exitError)
+		if !strings.Contains(r.stderr, "no controller epoch can exceed it; nothing was changed") {
+			t.Fatalf("stderr: %s", r)
+		}
+		c.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
 	})
 
 	t.Run("garbage-controller", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -328,6 +329,10 @@ func (a *app) planFix(ctx context.Context, conn *zk.Conn, f fixFlags, rep *fixRe
 	}
 
 	target := before.HighestStampedEpoch
+	if target == math.MaxInt32 {
+		rep.Outcome = outcomeRefused
+		return exitError, fmt.Errorf("a partition is stamped with epoch %d, the largest there is: no controller epoch can exceed it; nothing was changed", target)
+	}
 	from, to := epoch.Value, target
 	rep.Actions = append(rep.Actions, fixAction{
 		Action: "set", Path: epoch.Path, ExpectedVersion: epoch.Version, From: &from, To: &to,
