@@ -4,10 +4,12 @@
 # make torture the long form of the torture suite: 100,000 operations under
 #             random faults against a three-member ensemble (TORTURE_OPS,
 #             TORTURE_SEED and TORTURE_FAULTS override).
+# make dualwrite  a controller-like dual-write loop under injected faults
+#             (examples/dualwrite).
 GO ?= go
 FUZZTIME ?= 3s
 
-.PHONY: test demo zookeeper vet fuzz bench torture
+.PHONY: test demo dualwrite zookeeper vet fuzz bench torture
 
 zookeeper:
 	@./scripts/prepare-zookeeper.sh
@@ -30,3 +32,6 @@ TORTURE_FAULT_RATE ?= 4
 
 torture: zookeeper
 	TORTURE_OPS=$(TORTURE_OPS) TORTURE_FAULT_RATE=$(TORTURE_FAULT_RATE) ZKWRITER_REQUIRE_ZK=1 $(GO) test -count=1 -v -timeout 6h -run 'TestTorture$$' ./internal/torture
+
+dualwrite: zookeeper
+	$(GO) run ./examples/dualwrite

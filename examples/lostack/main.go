@@ -234,29 +234,9 @@ func zookeeper(ctx context.Context) ([]string, func(), error) {
 	if env := os.Getenv(zktest.EnvServers); env != "" {
 		return strings.Split(env, ","), func() {}, nil
 	}
-	inst, err := zkserver.FindInstall()
+	p, stop, err := zkserver.StartStandalone(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w; or set ZK_SERVERS", err)
-	}
-	dir, err := os.MkdirTemp("", "lostack-")
-	if err != nil {
-		return nil, nil, err
-	}
-	ports, err := zkserver.FreePorts(1)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := zkserver.Start(inst, zkserver.Config{Dir: dir, Self: zkserver.Member{ID: 1, ClientPort: ports[0]}})
-	if err != nil {
-		return nil, nil, err
-	}
-	stop := func() {
-		_ = p.Stop(10 * time.Second)
-		_ = os.RemoveAll(dir)
-	}
-	if err := p.WaitReady(ctx); err != nil {
-		stop()
-		return nil, nil, err
 	}
 	return []string{p.Addr()}, stop, nil
 }

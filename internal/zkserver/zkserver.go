@@ -263,14 +263,19 @@ func (p *Process) WaitReady(ctx context.Context) error {
 	}
 }
 
+// ready reports whether the server serves clients. ruok answers imok as
+// soon as the port is open, before the server is running; a client whose
+// handshake arrives then is never answered (ZooKeeper 3.8 fails to close
+// the connection) and waits out go-zookeeper's long handshake timeout. srvr
+// reports a mode only once the server is running.
 func (p *Process) ready() bool {
 	if r, err := FourLetterWord(p.addr, "ruok", time.Second); err != nil || r != "imok" {
 		return false
 	}
-	if len(p.cfg.Peers) == 0 {
-		return true
-	}
 	mode, err := Mode(p.addr)
+	if len(p.cfg.Peers) == 0 {
+		return err == nil && mode == "standalone"
+	}
 	return err == nil && (mode == "leader" || mode == "follower")
 }
 

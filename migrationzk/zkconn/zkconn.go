@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
@@ -143,15 +144,18 @@ func (hp *HostProvider) Connected() {
 }
 
 // Connect dials the servers and waits until the client holds a session or
-// ctx ends. Unless opts say otherwise the client uses a HostProvider and
-// logs nothing; later options override earlier ones, so callers may pass
-// zk.WithHostProvider, zk.WithLogger, zk.WithDialer and the like.
+// ctx ends. Unless opts say otherwise the client uses a HostProvider, logs
+// nothing, and gives up on a connection whose handshake goes unanswered
+// for DefaultHandshakeTimeout; later options override earlier ones, so
+// callers may pass zk.WithHostProvider, zk.WithLogger, zk.WithDialer (wrap
+// it with HandshakeTimeoutDialer to keep the bound) and the like.
 //
 // opts are go-zookeeper connection options, such as zk.WithDialer(d).
 func Connect(ctx context.Context, servers []string, sessionTimeout time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
 	base := []func(*zk.Conn){
 		zk.WithHostProvider(&HostProvider{}),
 		zk.WithLogger(discardLogger{}),
+		zk.WithDialer(HandshakeTimeoutDialer(net.DialTimeout, DefaultHandshakeTimeout)),
 	}
 	conn, _, err := zk.Connect(servers, sessionTimeout, connOptions(zk.WithLogInfo(false), append(base, opts...))...)
 	if err != nil {

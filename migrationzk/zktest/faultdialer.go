@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/internal/wire"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 )
 
 // Op is a ZooKeeper request opcode, as seen on the wire.
@@ -173,7 +174,8 @@ func (a *Armed) Disarm() bool {
 // FaultDialer may serve several clients; counts and faults cover all of
 // them. It is safe for concurrent use.
 type FaultDialer struct {
-	// Dialer makes the real connections; nil means net.DialTimeout.
+	// Dialer makes the real connections; nil means net.DialTimeout with
+	// zkconn's bound on the handshake (see zkconn.DefaultHandshakeTimeout).
 	Dialer zk.Dialer
 
 	mu       sync.Mutex
@@ -186,7 +188,8 @@ type FaultDialer struct {
 	password []byte
 }
 
-// NewFaultDialer returns a FaultDialer that dials with net.DialTimeout.
+// NewFaultDialer returns a FaultDialer that dials with net.DialTimeout,
+// bounding the wait for the handshake as zkconn.Connect does.
 func NewFaultDialer() *FaultDialer {
 	return &FaultDialer{}
 }
@@ -198,7 +201,7 @@ func (d *FaultDialer) Option() func(*zk.Conn) { return zk.WithDialer(d.Dial) }
 func (d *FaultDialer) Dial(network, address string, timeout time.Duration) (net.Conn, error) {
 	dial := d.Dialer
 	if dial == nil {
-		dial = net.DialTimeout
+		dial = zkconn.HandshakeTimeoutDialer(net.DialTimeout, zkconn.DefaultHandshakeTimeout)
 	}
 	c, err := dial(network, address, timeout)
 	if err != nil {

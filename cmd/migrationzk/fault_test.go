@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// runInProcess runs the command in this process, its client dialling with
+// opts (such as a FaultDialer), with stderr taken for a terminal when tty.
+func (c *cluster) runInProcess(tty bool, opts []func(*zk.Conn), args ...string) result {
+	c.t.Helper()
+	var stdout, stderr bytes.Buffer
+	a := &app{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, tty: tty, connOpts: opts}
+	code := a.run(append([]string{"--zk", strings.Join(c.srv.Servers, ","), "--root", c.root}, args...))
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// TestRollbackFixLostAck runs rollback-fix --apply with its client dialling
+// through a FaultDialer.
+// Fault: the reply to the /controller_epoch setData is dropped after the
+// server applied it; the reply to the /controller delete likewise; the
+// /controller_epoch setData is dropped before it reaches the server.
+// The tool must report the writes as done exactly once: /controller_epoch
+// one version up, never two.
+func TestRollbackFixLostAck(t *testing.T) {
+	srv := zktest.Start(t)
+	admin := srv.Connect(t)
+
+	for _, tc := range []struct {
+		name      string
+		fault     func(c *cluster) zktest.Fault
+		setResult string
+		delResult string
+	}{
+		{
+			name: "epoch-reply-dropped",
+			fault: func(c *cluster) zktest.Fault {
+				return zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: c.root + znode.ControllerEpochPath}
+			},
+			setResult: "recovered: the acknowledgement was lost and a reread showed the write at version 44",
+			delResult: "ok",
+		},
+		{
+			name: "delete-reply-dropped",
+			fault: func(c *cluster) zktest.Fault {
+				return zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.root + znode.ControllerPath}
+			},
+			setResult: "ok, now version 44",
+			delResult: "recovered: the acknowledgement was lost and a reread showed the znode gone",
+		},
+		{
+			name: "epoch-request-dropped",
+			fault: func(c *cluster) zktest.Fault {
+				return zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSetData, Path: c.root + znode.ControllerEpochPath}
+			},
+			setResult: "ok, now version 44",
+			delResult: "ok",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t, srv, admin, tc.name)
+			c.seedKafka(43, uniform("orders", 3, 50))
+			c.zkController(1)
+			faults := zktest.NewFaultDialer()
+			armed := faults.Arm(tc.fault(c))
+
+			r := c.runInProcess(false, []func(*zk.Conn){faults.Option()}, "--output", "json", "rollback-fix", "--apply")
+			wantCode(t, r, exitOK)
+			if !armed.HasFired() {
+				t.Fatal("the fault did not fire")
+			}
+			var out fixReport
+			r.decode(t, &out)
+			if out.Outcome != outcomeApplied || len(out.Actions) != 2 || out.After == nil || out.After.AtRiskCount != 0 {
+				t.Fatalf("json: %+v", out)
+			}
+			if got := out.Actions[0].Result; got != tc.setResult {
+				t.Fatalf("set result %q, want %q", got, tc.setResult)
+			}
+			if got := out.Actions[1].Result; got != tc.delResult {
+				t.Fatalf("delete result %q, want %q", got, tc.delResult)
+			}
+			c.unchanged(znode.ControllerEpochPath, []byte("50"), 44)
+			if c.exists(znode.ControllerPath) {
+				t.Fatal("/controller still exists")
+			}
+		})
+	}
+}
+
+// TestProgressBar checks that the scan draws a progress bar on stderr when
+// it is a terminal, and only then, and keeps stdout clean.
+// Fault: none.
+func TestProgressBar(t *testing.T) {
+	srv := zktest.Start(t)
+	admin := srv.Connect(t)
+	c := newCluster(t, srv, admin, "progress")
+	c.seedKafka(3, uniform("orders", 10, 2))
+
+	r := c.runInProcess(true, nil, "--output", "json", "rollback-check")
+	wantCode(t, r, exitOK)
+	if !strings.Contains(r.stderr, "\rscanning [") || !strings.HasSuffix(r.stderr, "\r\x1b[K") {
+		t.Fatalf("no progress bar on a terminal: %q", r.stderr)
+	}
+	var out checkReport
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Partitions != 10 {
+		t.Fatalf("stdout: %v %q", err, r.stdout)
+	}
+
+	r = c.runInProcess(false, nil, "rollback-check")
+	wantCode(t, r, exitOK)
+	if r.stderr != "" {
+		t.Fatalf("stderr is not a terminal, yet: %q", r.stderr)
+	}
+}
+
+// TestProgressLine checks how the progress bar is drawn.
+// Fault: none.
+func TestProgressLine(t *testing.T) {
+	p := &progress{total: 1000}
+	p.topics.Store(300)
+	p.partitions.Store(30000)
+	line := p.line()
+	want := "scanning [#########.....................]  30% 300/1,000 topics, 30,000 partitions, "
+	if !strings.HasPrefix(line, want) {
+		t.Fatalf("line %q, want prefix %q", line, want)
+	}
+}
+
+// TestCommas checks the thousands separators of the text output.
+// Fault: none.
+func TestCommas(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 100000: "100,000", 1234567: "1,234,567", -4500: "-4,500"} {
+		if got := commas(n); got != want {
+			t.Errorf("commas(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

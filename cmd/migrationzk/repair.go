@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// repairReport is the output of repair-null-migration.
+type repairReport struct {
+	header
+	DryRun bool `json:"dry_run"`
+	// Outcome is "nothing_to_do", "planned" (a dry run found null data),
+	// "applied" or "refused" (the data is not null and does not decode).
+	Outcome string        `json:"outcome"`
+	Message string        `json:"message"`
+	Before  migrationView `json:"before"`
+	// After is /migration after the repair.
+	After *migrationView `json:"after,omitempty"`
+	Error string         `json:"error,omitempty"`
+}
+
+func setupRepair(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int {
+	apply := fs.Bool("apply", false, "act; without it nothing is written and the plan is shown")
+	return func(ctx context.Context, conn *zk.Conn) int { return a.repair(ctx, conn, *apply) }
+}
+
+func (a *app) repair(ctx context.Context, conn *zk.Conn, apply bool) int {
+	path := a.path(znode.MigrationPath)
+	rctx, cancel := a.step(ctx)
+	cur, err := get(rctx, conn, path)
+	cancel()
+	if err != nil {
+		return a.fail(err)
+	}
+	r := repairReport{header: a.header(), DryRun: !apply, Before: viewMigration(path, cur)}
+	initial := znode.InitialMigration().Encode()
+
+	code := exitOK
+	switch r.Before.State {
+	case stateAbsent:
+		r.Outcome = outcomeNothingToDo
+		r.Message = fmt.Sprintf("Nothing to repair: %s does not exist (Kafka creates it when a migration starts).", path)
+	case stateOK:
+		r.Outcome = outcomeNothingToDo
+		r.Message = fmt.Sprintf("Nothing to repair: %s holds a valid checkpoint.", path)
+	case stateUndecodable:
+		r.Outcome = outcomeRefused
+		r.Message = fmt.Sprintf("Refused: %s holds data that is not null and does not decode (%s). It is left alone: "+
+			"it may be a checkpoint in a format this tool does not know, and overwriting it could lose the migration's position. Fix it by hand.",
+			path, r.Before.Error)
+		code = exitError
+	default: // null or empty
+		if !apply {
+			r.Outcome = outcomePlanned
+			r.Message = fmt.Sprintf("Dry run: %s holds %s data at version %d, which Kafka 3.9 cannot parse (it retries forever). "+
+				"With --apply it is overwritten with the initial state %s, if still at version %d, as Kafka's fix does. Nothing was changed.",
+				path, r.Before.State, r.Before.Version, initial, r.Before.Version)
+			code = exitProblem
+			break
+		}
+		code = a.repairApply(ctx, conn, &r)
+	}
+	if a.json() {
+		a.emitJSON(r)
+		return code
+	}
+	a.printHeader()
+	w := labelWidth(path)
+	a.field(w, path, describeMigration(r.Before)...)
+	a.printf("\n%s\n", r.Message)
+	if r.After != nil {
+		a.printf("\n")
+		a.field(w, path, describeMigration(*r.After)...)
+	}
+	return code
+}
+
+// repairApply overwrites a null /migration the way Writer.GetOrCreate does.
+func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) int {
+	w := migrationzk.New(conn, a.writeOpts(nil)...)
+	wctx, cancel := a.step(ctx)
+	_, err := w.GetOrCreate(wctx, migrationzk.InitialState())
+	cancel()
+	var de *migrationzk.DecodeError
+	switch {
+	case errors.As(err, &de):
+		// Someone wrote data that does not decode since it was read.
+		r.Outcome = outcomeRefused
+		r.Error = err.Error()
+		r.Message = fmt.Sprintf("Refused: %s changed meanwhile and now holds data that does not decode; it is left alone.", r.Before.Path)
+		return exitError
+	case err != nil:
+		r.Error = err.Error()
+		r.Message = fmt.Sprintf("Failed: %v", err)
+		a.warn(err)
+		return exitError
+	}
+	rctx, cancel := a.step(ctx)
+	cur, err := get(rctx, conn, r.Before.Path)
+	cancel()
+	if err == nil {
+		after := viewMigration(r.Before.Path, cur)
+		r.After = &after
+	}
+	r.Outcome = outcomeApplied
+	if w.Stats().Attempts == 0 {
+		r.Outcome = outcomeNothingToDo
+		r.Message = fmt.Sprintf("Nothing written: %s was repaired by someone else meanwhile and holds a valid checkpoint.", r.Before.Path)
+		return exitOK
+	}
+	r.Message = fmt.Sprintf("Repaired: %s holds the initial state; a KRaft controller can now read it and start the migration.", r.Before.Path)
+	return exitOK
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Owners of the cluster in the status output.
+const (
+	ownerKRaft     = "kraft"
+	ownerZooKeeper = "zookeeper"
+	ownerNone      = "none"
+	ownerUnknown   = "unknown"
+)
+
+// statusReport is the output of status.
+type statusReport struct {
+	header
+	Migration       migrationView  `json:"migration"`
+	Controller      controllerView `json:"controller"`
+	ControllerEpoch epochView      `json:"controller_epoch"`
+	// Owner is "kraft", "zookeeper", "none" (no controller elected) or
+	// "unknown" (/controller does not decode).
+	Owner   string `json:"owner"`
+	Verdict string `json:"verdict"`
+	// Problems lists what needs an operator; empty when none.
+	Problems []string `json:"problems"`
+}
+
+func setupStatus(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int {
+	return a.status
+}
+
+func (a *app) status(ctx context.Context, conn *zk.Conn) int {
+	c, err := a.readControl(ctx, conn)
+	if err != nil {
+		return a.fail(err)
+	}
+	r := statusReport{
+		header:    a.header(),
+		Migration: c.migration, Controller: c.controller, ControllerEpoch: c.epoch,
+		Problems: controlProblems(c),
+	}
+	r.Owner, r.Verdict = verdict(c)
+
+	code := exitOK
+	if len(r.Problems) > 0 {
+		code = exitProblem
+	}
+	if a.json() {
+		a.emitJSON(r)
+		return code
+	}
+	a.printHeader()
+	w := labelWidth(c.migration.Path, c.controller.Path, c.epoch.Path)
+	a.field(w, c.migration.Path, describeMigration(c.migration)...)
+	a.field(w, c.controller.Path, c.controller.describe())
+	a.field(w, c.epoch.Path, c.epoch.describe())
+	a.printf("\nOwner: %s. %s\n", r.Owner, r.Verdict)
+	for _, p := range r.Problems {
+		a.printf("Problem: %s\n", p)
+	}
+	return code
+}
+
+// controlProblems lists what is wrong with the control znodes.
+func controlProblems(c control) []string {
+	problems := []string{}
+	switch c.migration.State {
+	case stateNull, stateEmpty:
+		problems = append(problems, fmt.Sprintf("%s holds %s data: a KRaft controller cannot parse it and retries forever; run repair-null-migration",
+			c.migration.Path, c.migration.State))
+	case stateUndecodable:
+		problems = append(problems, fmt.Sprintf("%s does not decode (%s): it needs an operator; no command here overwrites it",
+			c.migration.Path, c.migration.Error))
+	}
+	if c.controller.State != stateOK && c.controller.State != stateAbsent {
+		problems = append(problems, fmt.Sprintf("%s does not decode (%s)", c.controller.Path, c.controller.Error))
+	}
+	if c.epoch.State != stateOK && c.epoch.State != stateAbsent {
+		problems = append(problems, fmt.Sprintf("%s does not decode (%s)", c.epoch.Path, c.epoch.Error))
+	}
+	return problems
+}
+
+// verdict says which side owns the cluster, and what that means.
+func verdict(c control) (owner, text string) {
+	ctl, m := c.controller, c.migration
+	checkpoint := m.State == stateOK && m.Checkpoint.KRaftMetadataOffset >= 0
+	switch {
+	case ctl.State == stateAbsent:
+		return ownerNone, "No controller is elected: the first to register, a ZooKeeper-mode broker or a KRaft controller in migration mode, takes the cluster."
+	case ctl.State != stateOK:
+		return ownerUnknown, fmt.Sprintf("%s does not decode, so who controls the cluster cannot be told.", ctl.Path)
+	case ctl.Kind == kindKRaft && checkpoint:
+		return ownerKRaft, fmt.Sprintf("KRaft controller %d (epoch %d) is the active controller and mirrors its metadata into ZooKeeper (dual-write); ZooKeeper holds it up to offset %d.",
+			ctl.BrokerID, ctl.KRaftControllerEpoch, m.Checkpoint.KRaftMetadataOffset)
+	case ctl.Kind == kindKRaft:
+		return ownerKRaft, fmt.Sprintf("KRaft controller %d (epoch %d) is the active controller; /migration holds no metadata offset yet, so the metadata has not been copied from ZooKeeper.",
+			ctl.BrokerID, ctl.KRaftControllerEpoch)
+	case checkpoint:
+		return ownerZooKeeper, fmt.Sprintf("ZooKeeper-mode broker %d is the controller, yet /migration holds a KRaft checkpoint (offset %d): the cluster was rolled back, or its brokers are not in migration mode. Run rollback-check before it elects leaders.",
+			ctl.BrokerID, m.Checkpoint.KRaftMetadataOffset)
+	}
+	return ownerZooKeeper, fmt.Sprintf("ZooKeeper-mode broker %d is the controller; no KRaft controller has written a checkpoint.", ctl.BrokerID)
+}

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// States of a znode in the output.
+const (
+	stateOK          = "ok"
+	stateAbsent      = "absent"
+	stateNull        = "null"
+	stateEmpty       = "empty"
+	stateUndecodable = "undecodable"
+)
+
+// read runs fn, a read, until ZooKeeper answers it or ctx ends, waiting for
+// the session to come back after a lost connection. Reads are safe to
+// repeat. fn's results must not be used when read returns ctx's error.
+func read(ctx context.Context, conn *zk.Conn, fn func() error) error {
+	for {
+		done := make(chan error, 1)
+		go func() { done <- fn() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if !retryable(err) {
+			return err
+		}
+		if werr := zkconn.WaitForSession(ctx, conn); werr != nil {
+			return fmt.Errorf("%w (last error: %v)", werr, err)
+		}
+	}
+}
+
+// retryable reports whether a read failed because the connection was lost.
+func retryable(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
+}
+
+// raw is one znode as read.
+type raw struct {
+	exists bool
+	data   []byte
+	stat   zk.Stat
+}
+
+// get reads the znode at path; a missing znode is not an error.
+func get(ctx context.Context, conn *zk.Conn, path string) (raw, error) {
+	var r raw
+	err := read(ctx, conn, func() error {
+		data, st, err := conn.Get(path)
+		if err != nil {
+			return err
+		}
+		r = raw{exists: true, data: data, stat: *st}
+		return nil
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return raw{}, nil
+	}
+	if err != nil {
+		return raw{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// dataState classifies data that failed to decode: null, empty or other.
+func dataState(data []byte) string {
+	switch {
+	case data == nil:
+		return stateNull
+	case len(data) == 0:
+		return stateEmpty
+	}
+	return stateUndecodable
+}
+
+// rawText shows undecodable data, cut to a readable length.
+func rawText(data []byte) string {
+	const max = 200
+	if len(data) > max {
+		return string(data[:max]) + "..."
+	}
+	return string(data)
+}
+
+// checkpointView is a decoded /migration, with Kafka's key names.
+type checkpointView struct {
+	KRaftMetadataOffset  int64 `json:"kraft_metadata_offset"`
+	KRaftControllerID    int32 `json:"kraft_controller_id"`
+	KRaftMetadataEpoch   int32 `json:"kraft_metadata_epoch"`
+	KRaftControllerEpoch int32 `json:"kraft_controller_epoch"`
+}
+
+// migrationView is /migration in the output.
+type migrationView struct {
+	Path  string `json:"path"`
+	State string `json:"state"`
+	// Version is the znode version, -1 when absent.
+	Version int32 `json:"version"`
+	// Modified is the znode's mtime, RFC 3339.
+	Modified   string          `json:"modified,omitempty"`
+	Checkpoint *checkpointView `json:"checkpoint,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	// Data is the raw data when it does not decode.
+	Data string `json:"data,omitempty"`
+}
+
+func viewMigration(path string, r raw) migrationView {
+	v := migrationView{Path: path, State: stateAbsent, Version: -1}
+	if !r.exists {
+		return v
+	}
+	v.Version = r.stat.Version
+	v.Modified = time.UnixMilli(r.stat.Mtime).UTC().Format(time.RFC3339Nano)
+	m, err := znode.DecodeMigration(r.data)
+	if err != nil {
+		v.State, v.Error, v.Data = dataState(r.data), decodeDetail(err), rawText(r.data)
+		return v
+	}
+	v.State = stateOK
+	v.Checkpoint = &checkpointView{
+		KRaftMetadataOffset: m.KRaftMetadataOffset, KRaftControllerID: m.KRaftControllerID,
+		KRaftMetadataEpoch: m.KRaftMetadataEpoch, KRaftControllerEpoch: m.KRaftControllerEpoch,
+	}
+	return v
+}
+
+// decodeDetail is a decode error without the data it quotes, which the
+// output shows on its own.
+func decodeDetail(err error) string {
+	var de *znode.DecodeError
+	if !errors.As(err, &de) {
+		return err.Error()
+	}
+	s := de.Reason.Error()
+	if de.Field != "" {
+		s = fmt.Sprintf("field %q: %s", de.Field, s)
+	}
+	if de.Detail != "" {
+		s += ": " + de.Detail
+	}
+	return s
+}
+
+// Kinds of controller.
+const (
+	kindKRaft     = "kraft"
+	kindZooKeeper = "zookeeper"
+)
+
+// controllerView is /controller in the output.
+type controllerView struct {
+	Path    string `json:"path"`
+	State   string `json:"state"`
+	Version int32  `json:"version"`
+	// Kind is "kraft" for a KRaft controller, "zookeeper" for a
+	// ZooKeeper-mode broker.
+	Kind                 string `json:"kind,omitempty"`
+	BrokerID             int32  `json:"broker_id"`
+	KRaftControllerEpoch int32  `json:"kraft_controller_epoch"`
+	// Elected is the timestamp the controller wrote, RFC 3339.
+	Elected   string `json:"elected,omitempty"`
+	Ephemeral bool   `json:"ephemeral"`
+	Error     string `json:"error,omitempty"`
+	Data      string `json:"data,omitempty"`
+}
+
+func viewController(path string, r raw) controllerView {
+	v := controllerView{Path: path, State: stateAbsent, Version: -1, BrokerID: -1, KRaftControllerEpoch: -1}
+	if !r.exists {
+		return v
+	}
+	v.Version, v.Ephemeral = r.stat.Version, r.stat.EphemeralOwner != 0
+	c, err := znode.DecodeController(r.data)
+	if err != nil {
+		v.State, v.Error, v.Data = dataState(r.data), decodeDetail(err), rawText(r.data)
+		return v
+	}
+	v.State, v.BrokerID, v.KRaftControllerEpoch = stateOK, c.BrokerID, c.KRaftControllerEpoch
+	v.Kind = kindZooKeeper
+	if c.IsKRaft() {
+		v.Kind = kindKRaft
+	}
+	if c.Timestamp > 0 {
+		v.Elected = time.UnixMilli(c.Timestamp).UTC().Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+func (v controllerView) isKRaft() bool     { return v.State == stateOK && v.Kind == kindKRaft }
+func (v controllerView) isZooKeeper() bool { return v.State == stateOK && v.Kind == kindZooKeeper }
+
+// who names the controller, such as "KRaft controller 3000 with epoch 7".
+func (v controllerView) who() string {
+	if v.Kind == kindKRaft {
+		return fmt.Sprintf("KRaft controller %d with epoch %d", v.BrokerID, v.KRaftControllerEpoch)
+	}
+	return fmt.Sprintf("ZooKeeper-mode broker %d", v.BrokerID)
+}
+
+// describe says who the controller is, in a few words.
+func (v controllerView) describe() string {
+	switch {
+	case v.State == stateAbsent:
+		return "absent: no controller is elected"
+	case v.State != stateOK:
+		return fmt.Sprintf("%s data, cannot tell who is controller: %s (data: %q)", v.State, v.Error, v.Data)
+	}
+	node := "persistent"
+	if v.Ephemeral {
+		node = "ephemeral"
+	}
+	if v.Kind == kindKRaft {
+		return fmt.Sprintf("KRaft controller %d, KRaft epoch %d (version %d, %s)", v.BrokerID, v.KRaftControllerEpoch, v.Version, node)
+	}
+	return fmt.Sprintf("ZooKeeper-mode broker %d (version %d, %s)", v.BrokerID, v.Version, node)
+}
+
+// epochView is /controller_epoch in the output.
+type epochView struct {
+	Path    string `json:"path"`
+	State   string `json:"state"`
+	Value   int32  `json:"value"`
+	Version int32  `json:"version"`
+	Error   string `json:"error,omitempty"`
+	Data    string `json:"data,omitempty"`
+}
+
+func viewEpoch(path string, r raw) epochView {
+	v := epochView{Path: path, State: stateAbsent, Value: -1, Version: -1}
+	if !r.exists {
+		return v
+	}
+	v.Version = r.stat.Version
+	e, err := znode.DecodeControllerEpoch(r.data)
+	if err != nil {
+		v.State, v.Error, v.Data = dataState(r.data), decodeDetail(err), rawText(r.data)
+		return v
+	}
+	v.State, v.Value = stateOK, e
+	return v
+}
+
+func (v epochView) describe() string {
+	switch {
+	case v.State == stateAbsent:
+		return "absent"
+	case v.State != stateOK:
+		return fmt.Sprintf("%s data: %s (data: %q)", v.State, v.Error, v.Data)
+	}
+	return fmt.Sprintf("%d (version %d)", v.Value, v.Version)
+}
+
+// control is the three znodes that say who controls the cluster.
+type control struct {
+	migration  migrationView
+	controller controllerView
+	epoch      epochView
+}
+
+// readControl reads /migration, /controller and /controller_epoch.
+func (a *app) readControl(ctx context.Context, conn *zk.Conn) (control, error) {
+	ctx, cancel := a.step(ctx)
+	defer cancel()
+	var c control
+	m, err := get(ctx, conn, a.path(znode.MigrationPath))
+	if err != nil {
+		return c, err
+	}
+	ctl, err := get(ctx, conn, a.path(znode.ControllerPath))
+	if err != nil {
+		return c, err
+	}
+	e, err := get(ctx, conn, a.path(znode.ControllerEpochPath))
+	if err != nil {
+		return c, err
+	}
+	c.migration = viewMigration(a.path(znode.MigrationPath), m)
+	c.controller = viewController(a.path(znode.ControllerPath), ctl)
+	c.epoch = viewEpoch(a.path(znode.ControllerEpochPath), e)
+	return c, nil
+}

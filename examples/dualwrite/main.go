@@ -1,0 +1,322 @@
+// Command dualwrite runs a KRaft controller's dual-write loop against a real
+// ZooKeeper while faults are injected, and shows it finishing correctly.
+//
+// Like a KRaft controller that has become leader during a migration, it
+// claims leadership in ZooKeeper, reads or creates /migration, then mirrors
+// ten batches of metadata (new topics with their partitions, a leader
+// change for every partition created before), each in fenced transactions
+// ending in a checkpoint. After each batch it prints the committed offset, the offset
+// ZooKeeper confirmed and the lag between them.
+//
+// Meanwhile the connection is cut around chosen transactions: the reply to
+// one is dropped after ZooKeeper committed it, another is dropped before it
+// reaches ZooKeeper, the server is stopped right after committing a third
+// and restarted a moment later, and the session of a fourth is expired.
+// At the end every partition state and the checkpoint are read back and
+// compared with what was written.
+//
+// It uses the servers in ZK_SERVERS, or starts a standalone ZooKeeper from
+// a local installation (as make test does); with ZK_SERVERS the restart is
+// replaced by a session expiry, since the server is not ours to stop.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/internal/zkserver"
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+const (
+	batches            = 10
+	topicsPerBatch     = 2
+	partitionsPerTopic = 4
+	// controllerID and kraftEpoch identify the KRaft controller.
+	controllerID = 3000
+	kraftEpoch   = 7
+	// downFor is how long the server stays stopped.
+	downFor = 1500 * time.Millisecond
+)
+
+func main() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := runMain(ctx, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "dualwrite:", err)
+		os.Exit(1)
+	}
+}
+
+func runMain(ctx context.Context, out io.Writer) error {
+	if env := os.Getenv(zktest.EnvServers); env != "" {
+		return run(ctx, out, strings.Split(env, ","), nil)
+	}
+	p, stop, err := zkserver.StartStandalone(ctx)
+	if err != nil {
+		return fmt.Errorf("%w; or set ZK_SERVERS", err)
+	}
+	defer stop()
+	return run(ctx, out, []string{p.Addr()}, &server{stop: func() error { return p.Stop(10 * time.Second) }, restart: func() error {
+		if err := p.Restart(); err != nil {
+			return err
+		}
+		return p.WaitReady(ctx)
+	}})
+}
+
+// server stops and restarts the ZooKeeper server, when it is ours.
+type server struct {
+	stop, restart func() error
+}
+
+// demo is the state of one run.
+type demo struct {
+	out    io.Writer
+	root   string
+	admin  *zk.Conn // the operator's session: seeds and verifies
+	faults *zktest.FaultDialer
+	conn   *zk.Conn // the controller's session, through faults
+	srv    *server
+	addr   string
+
+	w         *migrationzk.Writer
+	committed atomic.Int64
+	// states is what each partition state should hold, by path, and
+	// versions the znode version each has.
+	states   map[string]znode.PartitionState
+	versions map[string]int32
+	paths    []string // partition state paths, in creation order
+	// restartErr is set when a restart in the background fails.
+	restartErr atomic.Pointer[error]
+}
+
+func run(ctx context.Context, out io.Writer, servers []string, srv *server) error {
+	d := &demo{out: out, root: fmt.Sprintf("/dualwrite-%d", time.Now().UnixNano()), srv: srv, addr: servers[0],
+		states: map[string]znode.PartitionState{}, versions: map[string]int32{}, faults: zktest.NewFaultDialer()}
+	var err error
+	if d.admin, err = zkconn.Connect(ctx, servers, 10*time.Second); err != nil {
+		return err
+	}
+	defer d.admin.Close()
+	if d.conn, err = zkconn.Connect(ctx, servers, 10*time.Second, d.faults.Option()); err != nil {
+		return err
+	}
+	defer d.conn.Close()
+	if err := d.seed(); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	fmt.Fprintf(out, "ZooKeeper at %s, cluster under %s: a ZooKeeper-mode controller (broker 1) and /controller_epoch 1.\n\n",
+		strings.Join(servers, ","), d.root)
+
+	d.w = migrationzk.New(d.conn, migrationzk.WithRoot(d.root))
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataEpoch = controllerID, kraftEpoch, kraftEpoch
+	if s, err = d.w.ClaimLeadership(ctx, s); err != nil {
+		return fmt.Errorf("claim leadership: %w", err)
+	}
+	fmt.Fprintf(out, "KRaft controller %d (epoch %d) claimed leadership: /controller_epoch %d at version %d fences every write.\n",
+		controllerID, kraftEpoch, s.ZkControllerEpoch, s.ZkControllerEpochZkVersion)
+	if s, err = d.w.GetOrCreate(ctx, s); err != nil {
+		return fmt.Errorf("read or create /migration: %w", err)
+	}
+	fmt.Fprintf(out, "/migration at version %d, offset %d.\n\n", s.MigrationZkVersion, s.KRaftMetadataOffset)
+
+	for b := 1; b <= batches; b++ {
+		if s, err = d.batch(ctx, b, s); err != nil {
+			return fmt.Errorf("batch %d: %w", b, err)
+		}
+	}
+	return d.verify(s)
+}
+
+// seed lays out a cluster in ZooKeeper mode: /controller_epoch at 1, a
+// ZooKeeper-mode broker as controller, and /brokers/topics.
+func (d *demo) seed() error {
+	acl := zk.WorldACL(zk.PermAll)
+	ctl := znode.Controller{Version: 2, BrokerID: 1, Timestamp: time.Now().UnixMilli(), KRaftControllerEpoch: -1}
+	_, err := d.admin.Multi(
+		&zk.CreateRequest{Path: d.root, Acl: acl},
+		&zk.CreateRequest{Path: d.root + "/brokers", Acl: acl},
+		&zk.CreateRequest{Path: d.root + znode.TopicsPath, Acl: acl},
+		&zk.CreateRequest{Path: d.root + znode.ControllerEpochPath, Data: znode.EncodeControllerEpoch(1), Acl: acl},
+		&zk.CreateRequest{Path: d.root + znode.ControllerPath, Data: ctl.Encode(), Acl: acl, Flags: zk.FlagEphemeral},
+	)
+	return err
+}
+
+// ops returns batch b's writes: a leader change for every partition
+// created before, and topicsPerBatch new topics with their partitions.
+func (d *demo) ops(b int) (ops []migrationzk.Op, creates, updates int) {
+	for _, path := range d.paths {
+		st := d.states[path]
+		st.Leader = st.Leader%3 + 1
+		st.LeaderEpoch++
+		st.ISR = []int32{st.Leader, st.Leader%3 + 1}
+		ops = append(ops, migrationzk.SetData(path, st.Encode(), d.versions[path]))
+		updates++
+	}
+	for t := 0; t < topicsPerBatch; t++ {
+		topic := fmt.Sprintf("events-%02d-%d", b, t)
+		dir := znode.TopicsPath + "/" + topic
+		ops = append(ops,
+			migrationzk.Create(dir, []byte(`{"partitions":{"0":[1,2,3],"1":[2,3,1],"2":[3,1,2],"3":[1,2,3]},"topic_id":"cDz3VdoFSamPyu3jZ-Vh0w","adding_replicas":{},"removing_replicas":{},"version":3}`)),
+			migrationzk.Create(dir+"/partitions", nil))
+		creates += 2
+		for p := int32(0); p < partitionsPerTopic; p++ {
+			st := znode.PartitionState{ControllerEpoch: kraftEpoch, Leader: p%3 + 1, LeaderEpoch: int32(b - 1), ISR: []int32{1, 2, 3}}
+			ops = append(ops,
+				migrationzk.Create(fmt.Sprintf("%s/partitions/%d", dir, p), nil),
+				migrationzk.Create(znode.PartitionStatePath(topic, p), st.Encode()))
+			creates += 2
+		}
+	}
+	return ops, creates, updates
+}
+
+// fault arms the fault for batch b and says what it is, or "".
+func (d *demo) fault(b int) string {
+	migration := d.root + znode.MigrationPath
+	switch b {
+	case 3:
+		d.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: migration})
+		return "the reply was dropped after ZooKeeper committed the transaction"
+	case 5:
+		d.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: migration})
+		return "the transaction was dropped before it reached ZooKeeper"
+	case 7:
+		if d.srv == nil {
+			d.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: migration, Then: d.expire})
+			return "the session was expired right after ZooKeeper committed the transaction (ZK_SERVERS: no restart)"
+		}
+		d.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: migration, Then: d.restart})
+		return fmt.Sprintf("ZooKeeper was stopped right after committing the transaction and restarted %v later", downFor)
+	case 9:
+		d.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: migration, Then: d.expire})
+		return "the session was expired right after ZooKeeper committed the transaction"
+	}
+	return ""
+}
+
+// restart stops the server and starts it again downFor later, in the
+// background: it runs on the client's I/O goroutine.
+func (d *demo) restart() {
+	if err := d.srv.stop(); err != nil {
+		d.restartErr.Store(&err)
+		return
+	}
+	go func() {
+		time.Sleep(downFor)
+		if err := d.srv.restart(); err != nil {
+			d.restartErr.Store(&err)
+		}
+	}()
+}
+
+// expire ends the controller's session from outside.
+func (d *demo) expire() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	id, password := d.faults.Session()
+	if err := zktest.ExpireSession(ctx, d.addr, id, password); err != nil {
+		d.restartErr.Store(&err)
+	}
+}
+
+// batch mirrors batch b and checkpoints it.
+func (d *demo) batch(ctx context.Context, b int, s migrationzk.State) (migrationzk.State, error) {
+	ops, creates, updates := d.ops(b)
+	// The KRaft controller committed one record per write to its log.
+	offset := d.committed.Add(int64(len(ops)))
+	lagBefore := d.lag()
+	fault := d.fault(b)
+	start := time.Now()
+	s.KRaftMetadataOffset = offset
+	next, results, err := d.w.Apply(ctx, s, ops...)
+	if p := d.restartErr.Load(); p != nil {
+		return s, fmt.Errorf("injecting the fault: %w", *p)
+	}
+	if err != nil {
+		return s, err
+	}
+	if err := migrationzk.OpErrors(results); err != nil {
+		return s, err
+	}
+	for _, r := range results {
+		path := r.Op.Path()
+		if strings.HasSuffix(path, "/state") {
+			st, err := znode.DecodePartitionState(r.Op.Data())
+			if err != nil {
+				return s, err
+			}
+			if _, known := d.states[path]; !known {
+				d.paths = append(d.paths, path)
+			}
+			d.states[path], d.versions[path] = st, r.Version
+		}
+	}
+	how := "ok"
+	if next.Recovered {
+		how = "recovered"
+	}
+	fmt.Fprintf(d.out, "batch %2d/%d: %2d creates, %2d updates, checkpoint offset %3d: %s at /migration version %2d in %v; committed %d, confirmed %d, lag %d (was %d)\n",
+		b, batches, creates, updates, offset, how, next.MigrationZkVersion, time.Since(start).Round(time.Millisecond),
+		d.committed.Load(), d.w.ConfirmedOffset(), d.lag(), lagBefore)
+	if fault != "" {
+		fmt.Fprintf(d.out, "           fault: %s\n", fault)
+	}
+	return next, nil
+}
+
+// lag is the write-behind lag: committed minus confirmed offset.
+func (d *demo) lag() int64 {
+	if l := d.committed.Load() - d.w.ConfirmedOffset(); l > 0 {
+		return l
+	}
+	return 0
+}
+
+// verify reads back every partition state and the checkpoint.
+func (d *demo) verify(s migrationzk.State) error {
+	for _, path := range d.paths {
+		data, st, err := d.admin.Get(d.root + path)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		got, err := znode.DecodePartitionState(data)
+		if err != nil {
+			return err
+		}
+		if !got.Equal(d.states[path]) || st.Version != d.versions[path] {
+			return fmt.Errorf("%s holds %+v at version %d, want %+v at version %d", path, got, st.Version, d.states[path], d.versions[path])
+		}
+	}
+	data, st, err := d.admin.Get(d.root + znode.MigrationPath)
+	if err != nil {
+		return err
+	}
+	m, err := znode.DecodeMigration(data)
+	if err != nil {
+		return err
+	}
+	if m.KRaftMetadataOffset != d.committed.Load() || st.Version != s.MigrationZkVersion {
+		return errors.New("the checkpoint in ZooKeeper is not the last one written")
+	}
+	stats := d.w.Stats()
+	fmt.Fprintf(d.out, "\nZooKeeper holds all %d partition states as written and the checkpoint at offset %d (version %d): nothing lost, never stuck.\n",
+		len(d.paths), m.KRaftMetadataOffset, st.Version)
+	fmt.Fprintf(d.out, "%d write calls (%d recovered), %d write requests, %d retries, %d lost acknowledgements recovered.\n",
+		stats.OK+stats.Recovered+stats.Conflicts+stats.Fenced+stats.Errors, stats.Recovered, stats.Attempts, stats.Retries, stats.LostAcks)
+	return nil
+}
