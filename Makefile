@@ -7,7 +7,7 @@
 # make dualwrite  a controller-like dual-write loop under injected faults
 #             (examples/dualwrite).
 GO ?= go
-FUZZTIME ?= 3s
+FUZZTIME ?= 20000x
 
 .PHONY: test demo dualwrite zookeeper vet fuzz bench torture
 
