@@ -303,6 +303,15 @@ func (b *batch) stateOnError() State {
 	return b.s.withMigration(m, b.version, b.mtime)
 }
 
+// Layout of a transaction: the fencing check of /controller_epoch, the
+// /migration write, then the ops, as Kafka lays out its own. ZooKeeper
+// checks a multi's ops in order and reports the first that fails, so a
+// failure reported at an op proves that the first two passed.
+const (
+	migrationIndex = 1
+	firstOpIndex   = 2
+)
+
 // send writes one transaction holding the ops at indices txn, with content
 // as /migration's new data, until it lands or the batch must stop.
 func (b *batch) send(ctx context.Context, r *retrier, txn []int, content []byte) error {
@@ -311,8 +320,10 @@ func (b *batch) send(ctx context.Context, r *retrier, txn []int, content []byte)
 	var res []zk.MultiResponse
 	var resErr error
 	send := func() error {
-		reqs := make([]interface{}, 0, len(txn)+2)
-		reqs = append(reqs, &zk.CheckVersionRequest{Path: w.epochPath, Version: fence})
+		reqs := make([]interface{}, 0, len(txn)+firstOpIndex)
+		reqs = append(reqs,
+			&zk.CheckVersionRequest{Path: w.epochPath, Version: fence},
+			&zk.SetDataRequest{Path: w.migrationPath, Data: content, Version: b.version})
 		for _, i := range txn {
 			op, path := b.ops[i], b.paths[i]
 			switch op.kind {
@@ -324,7 +335,6 @@ func (b *batch) send(ctx context.Context, r *retrier, txn []int, content []byte)
 				reqs = append(reqs, &zk.DeleteRequest{Path: path, Version: op.version})
 			}
 		}
-		reqs = append(reqs, &zk.SetDataRequest{Path: w.migrationPath, Data: content, Version: b.version})
 		res, resErr = w.x.conn.Multi(reqs...)
 		return resErr
 	}
@@ -333,9 +343,10 @@ func (b *batch) send(ctx context.Context, r *retrier, txn []int, content []byte)
 		expected: b.version,
 		send:     send,
 		verify: func(ctx context.Context, r *retrier, rejection error, resent bool) (bool, error) {
+			var landed bool
 			var err error
-			txn, err = b.verify(ctx, r, txn, content, res, resent)
-			return err == nil && txn == nil, err
+			txn, landed, err = b.verify(ctx, r, txn, content, res, resent)
+			return landed, err
 		},
 	})
 	if err != nil {
@@ -351,10 +362,10 @@ func (b *batch) send(ctx context.Context, r *retrier, txn []int, content []byte)
 	} else {
 		// Acknowledged: res holds every op's result.
 		for j, i := range txn {
-			b.applied(i, res[1+j], false)
+			b.applied(i, res[firstOpIndex+j], false)
 		}
-		last := res[len(res)-1].Stat
-		b.version, b.mtime = last.Version, last.Mtime
+		st := res[migrationIndex].Stat
+		b.version, b.mtime = st.Version, st.Mtime
 	}
 	b.landedTxns++
 	return nil
@@ -377,21 +388,30 @@ func (b *batch) applied(i int, res zk.MultiResponse, recovered bool) {
 	b.results[i] = OpResult{Op: op, Version: v, Recovered: recovered}
 }
 
-// verify settles a rejected transaction. It returns the ops still to send
-// (nil when the transaction landed) or the error that stops the batch.
-func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byte, res []zk.MultiResponse, resent bool) ([]int, error) {
+// verify settles a rejected transaction. It returns whether the
+// transaction landed, else the ops still to send or the error that stops
+// the batch.
+func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byte, res []zk.MultiResponse, resent bool) ([]int, bool, error) {
+	if at, opErr := firstFailure(res); at >= firstOpIndex && at < firstOpIndex+len(txn) {
+		// The fence and /migration passed: no copy of this transaction
+		// landed (it would have moved /migration), nor will one, since
+		// ZooKeeper answered on this session after any earlier copy. The
+		// op failed on its own account: report it and send the others,
+		// without a reread.
+		return b.refused(txn, at-firstOpIndex, opErr), false, nil
+	}
 	w := b.w
 	fence := b.s.ZkControllerEpochZkVersion
 	if err := w.x.sync(ctx, r, w.migrationPath); err != nil {
-		return txn, err
+		return txn, false, err
 	}
 	epoch, err := w.x.get(ctx, r, w.epochPath)
 	if err != nil {
-		return txn, err
+		return txn, false, err
 	}
 	cur, err := w.x.get(ctx, r, w.migrationPath)
 	if err != nil {
-		return txn, err
+		return txn, false, err
 	}
 	mine := intent{kind: kindSetData, expected: b.version, data: content, chk: checker.MigrationState{}}
 	ok, cerr := transactionLanded(mine, cur, fence, epoch)
@@ -402,7 +422,7 @@ func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byt
 				b.applied(i, zk.MultiResponse{}, true)
 			}
 			b.version, b.mtime = cur.version, cur.mtime
-			return nil, nil
+			return nil, true, nil
 		}
 		// Nothing of this call landed, yet /migration moved one step to
 		// our content: an earlier call's transaction, whose ops may differ
@@ -411,25 +431,26 @@ func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byt
 		return b.settleByEffect(ctx, r, txn, cur)
 	}
 	if err := w.notLandedAt(b.s, b.version, cur, fence, epoch, cerr); err != nil {
-		return txn, err
+		return txn, false, err
 	}
-	// /migration and /controller_epoch are where we expect them: an op
-	// failed on its own account. Report it and send the others.
 	at, opErr := firstFailure(res)
-	if at < 1 || at > len(txn) {
-		return txn, fmt.Errorf("migrationzk: transaction on %s refused (%v) at op %d with /migration and %s unchanged", w.migrationPath, opErr, at, w.epochPath)
-	}
-	i := txn[at-1]
+	return txn, false, fmt.Errorf("migrationzk: transaction on %s refused (%v) at op %d with /migration and %s unchanged", w.migrationPath, opErr, at, w.epochPath)
+}
+
+// refused records the op at position k of txn as refused by ZooKeeper on
+// its own account and returns the other ops of txn.
+func (b *batch) refused(txn []int, k int, opErr error) []int {
+	i := txn[k]
 	b.results[i] = OpResult{Op: b.ops[i], Err: &OpError{Index: i, Op: b.ops[i], Err: opErr}, Version: -1}
-	w.x.opts.logger.Warn("op refused; sending the rest of its transaction without it",
+	b.w.x.opts.logger.Warn("op refused; sending the rest of its transaction without it",
 		"path", b.paths[i], "op", b.ops[i].kind.String(), "error", opErr, "outcome", "op_failed")
-	rest := append(append([]int(nil), txn[:at-1]...), txn[at:]...)
-	return rest, nil
+	rest := make([]int, 0, len(txn)-1)
+	return append(append(rest, txn[:k]...), txn[k+1:]...)
 }
 
 // settleByEffect checks each op of txn against ZooKeeper after /migration
 // moved to cur without a copy of txn having been sent in this call.
-func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur znodeState) ([]int, error) {
+func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur znodeState) ([]int, bool, error) {
 	// Judge each path by the last op on it in the transaction.
 	lastOp := map[string]int{}
 	for _, i := range txn {
@@ -439,7 +460,7 @@ func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur z
 	for path, i := range lastOp {
 		zs, err := b.w.x.get(ctx, r, path)
 		if err != nil {
-			return txn, err
+			return txn, false, err
 		}
 		if effectHeld(b.ops[i].kind, b.ops[i].version, b.ops[i].data, zs) {
 			held[path] = &zk.Stat{Version: zs.version}
@@ -454,17 +475,14 @@ func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur z
 		}
 	}
 	if len(rest) == len(txn) {
-		return txn, &ConflictError{Path: b.w.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
+		return txn, false, &ConflictError{Path: b.w.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
 			CurrentData: cur.data, Err: errors.New("its content matches this batch but none of the transaction's ops is in ZooKeeper")}
 	}
 	b.version, b.mtime = cur.version, cur.mtime
 	b.recovered = true
 	b.w.x.opts.logger.Info("earlier transaction found in ZooKeeper; sending the ops it lacked",
 		"path", b.w.migrationPath, "version", cur.version, "outcome", "recovered", "remaining", len(rest))
-	if len(rest) == 0 {
-		return nil, nil
-	}
-	return rest, nil
+	return rest, len(rest) == 0, nil
 }
 
 // notLandedAt explains a transaction that did not land, unless /migration

@@ -268,3 +268,50 @@ func TestApplyOutcomeUnknownThenRetry(t *testing.T) {
 	c.checkMatches(next)
 	c.tenMoreWrites(w, next)
 }
+
+// Fault: none. Ops refused on their own account cost one request each:
+// the fence and /migration come first in a transaction, so a refusal at an
+// op needs no reread. A transaction left without ops by refusals still
+// writes the checkpoint, and is not mistaken for a landed one.
+func TestApplyRefusedOpsCostOneRequestEach(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	ops := bigOps("t", 20)
+	refused := map[int]bool{3: true, 4: true, 11: true, 19: true}
+	for i := range refused {
+		c.create(ops[i].Path(), []byte("already"))
+	}
+	c.faults.ResetCounts()
+	s.KRaftMetadataOffset = 1300
+	next, res, err := w.Apply(testContext(t), s, ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if refused[i] != errors.Is(r.Err, zk.ErrNodeExists) || (!refused[i] && r.Err != nil) {
+			t.Fatalf("op %d: %v", i, r.Err)
+		}
+	}
+	if got, want := c.faults.Requests(), int64(1+len(refused)); got != want || c.faults.Count(zktest.OpMulti) != want {
+		t.Fatalf("%d requests (%v), want %d multis", got, c.faults.Counts(), want)
+	}
+	if next.Recovered || next.MigrationZkVersion != s.MigrationZkVersion+1 {
+		t.Fatalf("returned %+v", next)
+	}
+	c.checkMatches(next)
+
+	c.faults.ResetCounts()
+	next.KRaftMetadataOffset = 1400
+	last, res, err := w.Apply(testContext(t), next, ops[3])
+	if err != nil || !errors.Is(res[0].Err, zk.ErrNodeExists) {
+		t.Fatalf("lone refused op: %v, %v", err, res)
+	}
+	if last.Recovered || last.MigrationZkVersion != next.MigrationZkVersion+1 || c.faults.Requests() != 2 {
+		t.Fatalf("lone refused op: returned %+v after %d requests", last, c.faults.Requests())
+	}
+	c.checkMatches(last)
+	if st := w.Stats(); st.LostAcks != 0 || st.Recovered != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}
