@@ -84,7 +84,9 @@ func (x *executor) call(ctx context.Context, fn func() error) error {
 
 // retrier paces the attempts of one call.
 type retrier struct {
-	x  *executor
+	x *executor
+	// bo is the retry policy, made at the first wait: most calls never
+	// wait.
 	bo backoff.BackOff
 	// disconnectedSince is when the client was first seen disconnected in
 	// the current wait; lastProbe when it was last probed for being closed.
@@ -93,27 +95,43 @@ type retrier struct {
 }
 
 func (x *executor) retrier() *retrier {
-	bo := x.opts.newBackOff()
-	bo.Reset()
-	return &retrier{x: x, bo: bo}
+	return &retrier{x: x}
 }
 
 // probeAfter is how long a client must look disconnected before it is
 // probed for having been closed.
 const probeAfter = 100 * time.Millisecond
 
+// Polling of the client's state while waiting for a session: the first
+// poll comes after minPoll, and the interval doubles up to maxPoll. A
+// client that reconnects at once (zkconn.HostProvider) holds a session
+// again within a millisecond or two on a local network.
+const (
+	minPoll = 100 * time.Microsecond
+	maxPoll = 20 * time.Millisecond
+)
+
 // wait pauses after a failed attempt, then waits until the client holds a
-// session again. It fails when ctx ends, the policy gives up, or the
-// client was closed.
+// session again. The first retry of a call waits for the session only,
+// without the policy's pause, since a lost connection is most often back
+// at once; the policy paces the retries after it. It fails when ctx ends,
+// the policy gives up, or the client was closed.
 func (r *retrier) wait(ctx context.Context) error {
+	first := r.bo == nil
+	if first {
+		r.bo = r.x.opts.newBackOff()
+		r.bo.Reset()
+	}
 	d := r.bo.NextBackOff()
 	if d == backoff.Stop {
 		return errGaveUp
 	}
-	if err := sleep(ctx, d); err != nil {
-		return err
+	if !first {
+		if err := sleep(ctx, d); err != nil {
+			return err
+		}
 	}
-	poll := time.Millisecond
+	poll := minPoll
 	r.disconnectedSince = time.Time{}
 	for {
 		state := r.x.conn.State()
@@ -136,9 +154,7 @@ func (r *retrier) wait(ctx context.Context) error {
 		if err := sleep(ctx, poll); err != nil {
 			return err
 		}
-		if poll < 20*time.Millisecond {
-			poll *= 2
-		}
+		poll = min(2*poll, maxPoll)
 	}
 }
 

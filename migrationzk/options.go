@@ -50,6 +50,7 @@ func buildOptions(opts []Option) options {
 
 // defaultBackOff paces retries after a lost connection: quick at first,
 // since go-zookeeper reconnects by itself, then up to a second apart. The
+// first retry of a call does not pause (see retrier.wait). The
 // context, not the policy, bounds how long a call keeps trying.
 func defaultBackOff() backoff.BackOff {
 	b := backoff.NewExponentialBackOff()
@@ -62,8 +63,11 @@ func defaultBackOff() backoff.BackOff {
 }
 
 // WithBackOff sets the retry policy used while the connection is down. The
-// function is called once per call to get a fresh policy (a BackOff holds
-// state and is not safe for concurrent use). When the policy gives up
+// function is called by a call that has to retry, once, to get a fresh
+// policy (a BackOff holds state and is not safe for concurrent use). Each
+// retry waits for the client to hold a session again, after the policy's
+// pause, except the first retry of a call: that one goes out as soon as the
+// session is back, without its pause. When the policy gives up
 // (backoff.Stop) the call returns: ErrOutcomeUnknown when a write's outcome
 // is unknown, otherwise the last connection error. The default retries
 // until the context ends.
