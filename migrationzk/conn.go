@@ -86,8 +86,10 @@ func (x *executor) call(ctx context.Context, fn func() error) error {
 type retrier struct {
 	x *executor
 	// bo is the retry policy, made at the first wait: most calls never
-	// wait.
-	bo backoff.BackOff
+	// wait. It paces a streak of failed attempts, counted by streak, and
+	// restarts when ZooKeeper answers.
+	bo     backoff.BackOff
+	streak int
 	// disconnectedSince is when the client was first seen disconnected in
 	// the current wait; lastProbe when it was last probed for being closed.
 	disconnectedSince time.Time
@@ -111,22 +113,28 @@ const (
 	maxPoll = 20 * time.Millisecond
 )
 
+// answered records that ZooKeeper answered a request, which ends a streak
+// of failed attempts.
+func (r *retrier) answered() { r.streak = 0 }
+
 // wait pauses after a failed attempt, then waits until the client holds a
-// session again. The first retry of a call waits for the session only,
+// session again. The first retry of a streak waits for the session only,
 // without the policy's pause, since a lost connection is most often back
 // at once; the policy paces the retries after it. It fails when ctx ends,
 // the policy gives up, or the client was closed.
 func (r *retrier) wait(ctx context.Context) error {
-	first := r.bo == nil
-	if first {
+	r.streak++
+	if r.bo == nil {
 		r.bo = r.x.opts.newBackOff()
+	}
+	if r.streak == 1 {
 		r.bo.Reset()
 	}
 	d := r.bo.NextBackOff()
 	if d == backoff.Stop {
 		return errGaveUp
 	}
-	if !first {
+	if r.streak > 1 {
 		if err := sleep(ctx, d); err != nil {
 			return err
 		}
@@ -207,6 +215,7 @@ func (x *executor) read(ctx context.Context, r *retrier, fn func() error) error 
 			}
 			continue
 		}
+		r.answered()
 		return err
 	}
 }
@@ -323,7 +332,11 @@ func (x *executor) run(ctx context.Context, r *retrier, w write) (outcome, error
 		if err == errAbandoned {
 			return outcomeError, x.unknown(w, ctx.Err(), last)
 		}
-		switch classify(err) {
+		c := classify(err)
+		if c != classUnknown && c != classNotSent {
+			r.answered()
+		}
+		switch c {
 		case classOK:
 			return outcomeOK, nil
 		case classRejected:

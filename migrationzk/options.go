@@ -50,8 +50,9 @@ func buildOptions(opts []Option) options {
 
 // defaultBackOff paces retries after a lost connection: quick at first,
 // since go-zookeeper reconnects by itself, then up to a second apart. The
-// first retry of a call does not pause (see retrier.wait). The
-// context, not the policy, bounds how long a call keeps trying.
+// first retry of a streak of failed attempts does not pause (see
+// retrier.wait). The context, not the policy, bounds how long a call keeps
+// trying.
 func defaultBackOff() backoff.BackOff {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 2 * time.Millisecond
@@ -64,10 +65,11 @@ func defaultBackOff() backoff.BackOff {
 
 // WithBackOff sets the retry policy used while the connection is down. The
 // function is called by a call that has to retry, once, to get a fresh
-// policy (a BackOff holds state and is not safe for concurrent use). Each
-// retry waits for the client to hold a session again, after the policy's
-// pause, except the first retry of a call: that one goes out as soon as the
-// session is back, without its pause. When the policy gives up
+// policy (a BackOff holds state and is not safe for concurrent use). The
+// policy paces a streak of failed attempts and is Reset when ZooKeeper
+// answers a request. Each retry waits for the client to hold a session
+// again, after the policy's pause, except the first of a streak: that one
+// goes out as soon as the session is back. When the policy gives up
 // (backoff.Stop) the call returns: ErrOutcomeUnknown when a write's outcome
 // is unknown, otherwise the last connection error. The default retries
 // until the context ends.
