@@ -149,7 +149,9 @@ func validatePath(p string) error {
 	if strings.HasSuffix(p, "/") {
 		return errPath("must not end with /")
 	}
-	for _, seg := range strings.Split(p[1:], "/") {
+	for rest, more := p[1:], true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		switch seg {
 		case "":
 			return errPath("empty segment")
