@@ -100,7 +100,7 @@ type OpResult struct {
 // *OpError and its transaction is sent again without it, as Kafka reports
 // such failures per request. They do not fail the call. ZooKeeper reports
 // one refusal per request, so each costs a request; once a transaction has
-// had two, the rest of it goes in parts sized by the gaps between
+// had one, the rest of it goes in parts sized by the gaps between
 // refusals, so that a batch never takes more than a request per op and one
 // per transaction, and the bytes sent stay proportional to the batch.
 //

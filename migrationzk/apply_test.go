@@ -269,23 +269,23 @@ func TestApplyOutcomeUnknownThenRetry(t *testing.T) {
 	c.tenMoreWrites(w, next)
 }
 
-// Fault: none. Ops refused on their own account cost one request each
-// when a transaction has few: the fence and /migration come first in a
-// transaction, so a refusal at an op needs no reread. A transaction left
+// Fault: none. An op refused on its own account costs one request when it
+// is the only one of its transaction: the fence and /migration come first
+// in a transaction, so a refusal at an op needs no reread. A transaction left
 // without ops by refusals still writes the checkpoint, and is not mistaken
 // for a landed one.
 func TestApplyRefusedOpsCostOneRequestEach(t *testing.T) {
 	c := newCluster(t)
-	w := c.writer()
+	w := c.writer(migrationzk.WithMaxRequestBytes(smallTxn))
 	s := c.start(w)
-	ops := bigOps("t", 20)
+	ops := bigOps("t", 20) // three transactions: 8, 8 and 4 ops
 	refused := map[int]bool{4: true, 11: true}
 	s.KRaftMetadataOffset = 1300
 	next, _ := c.applyRefusing(w, s, ops, refused)
-	if got, want := c.faults.Requests(), int64(1+len(refused)); got != want || c.faults.Count(zktest.OpMulti) != want {
+	if got, want := c.faults.Requests(), int64(3+len(refused)); got != want || c.faults.Count(zktest.OpMulti) != want {
 		t.Fatalf("%d requests (%v), want %d multis", got, c.faults.Counts(), want)
 	}
-	if next.Recovered || next.MigrationZkVersion != s.MigrationZkVersion+1 {
+	if next.Recovered || next.MigrationZkVersion != s.MigrationZkVersion+3 {
 		t.Fatalf("returned %+v", next)
 	}
 	c.checkMatches(next)

@@ -1,8 +1,9 @@
 package migrationzk
 
 // freeResends is how many refusals in one transaction are answered by
-// sending all the rest of it again.
-const freeResends = 2
+// sending all the rest of it again: the first. More would make each
+// refusal after it cost a whole transaction again.
+const freeResends = 1
 
 // pacer chooses the ops of each request that writes one transaction of a
 // batch, and takes them off as they land or are refused.
@@ -11,9 +12,9 @@ const freeResends = 2
 // reports only the first op of a multi that it refuses, so each refusal
 // costs a request. Sending all the rest of the transaction again after
 // each one would cost O(n) per refusal, O(n·f) for f refusals among n ops.
-// The pacer does so after the first freeResends refusals only, which keeps
-// the common case, a refusal or two, at one request per refused op. After
-// that it sends the ops known to pass (those before the last refusal) with
+// The pacer does so after the first refusal only (freeResends), which
+// keeps the common case, a lone refusal, at one request for it. After that
+// it sends the ops known to pass (those before the last refusal) with
 // a window of untried ops as large as the last gap between refusals, the
 // known ops alone once they are at least as many as the window holds, and
 // doubles the window after each request that lands. An op is then sent a
