@@ -1,6 +1,9 @@
 # make test   prepares ZooKeeper, then vets and runs every test with the race
 #             detector against real servers, and runs each fuzz target briefly.
 # make demo   the lost-acknowledgement demo (examples/lostack).
+# make bench  prepares ZooKeeper, runs the benchmarks of ./bench against
+#             real servers and prints the table of the performance goals
+#             (see BENCHMARKS.md).
 GO ?= go
 FUZZTIME ?= 3s
 
@@ -21,3 +24,6 @@ fuzz:
 
 demo: zookeeper
 	$(GO) run ./examples/lostack
+
+bench: zookeeper
+	./scripts/bench.sh
