@@ -1,11 +1,14 @@
 # make test   prepares ZooKeeper, then vets and runs every test with the race
 #             detector against real servers, and runs each fuzz target briefly.
 # make demo   the lost-acknowledgement demo (examples/lostack).
-# make torture the long form of the torture suite: 100,000 operations under
-#             random faults against a three-member ensemble (TORTURE_OPS,
-#             TORTURE_SEED and TORTURE_FAULTS override).
+# Also:
+# make torture    the long form of the torture suite: 100,000 operations under
+#                 random faults against a three-member ensemble (TORTURE_OPS,
+#                 TORTURE_SEED and TORTURE_FAULTS override).
 # make dualwrite  a controller-like dual-write loop under injected faults
-#             (examples/dualwrite).
+#                 (examples/dualwrite).
+# make bench      the benchmarks of ./bench against real servers, and the table
+#                 of the performance goals (see BENCHMARKS.md).
 GO ?= go
 FUZZTIME ?= 20000x
 
@@ -35,3 +38,6 @@ torture: zookeeper
 
 dualwrite: zookeeper
 	$(GO) run ./examples/dualwrite
+
+bench: zookeeper
+	./scripts/bench.sh

@@ -100,7 +100,11 @@ type OpResult struct {
 // An op that ZooKeeper refuses on its own account (NodeExists, NoNode,
 // BadVersion, NotEmpty on its own path) is reported in its OpResult as an
 // *OpError and its transaction is sent again without it, as Kafka reports
-// such failures per request. They do not fail the call.
+// such failures per request. They do not fail the call. ZooKeeper reports
+// one refusal per request, so each costs a request; once a transaction has
+// had one, the rest of it goes in parts sized by the gaps between
+// refusals, so that a batch never takes more than a request per op and one
+// per transaction, and the bytes sent stay proportional to the batch.
 //
 // On success the returned State is s with the final /migration version. On
 // error it is what ZooKeeper holds: s when no transaction landed, otherwise
@@ -137,9 +141,9 @@ type batch struct {
 
 	final, prev []byte // /migration content of the last and earlier transactions
 	version     int32  // /migration version the next transaction expects
+	held        []byte // /migration content at version, once the batch moved it
 	mtime       int64
 	recovered   bool
-	landedTxns  int
 }
 
 func (b *batch) apply(ctx context.Context) (State, outcome, error) {
@@ -193,17 +197,8 @@ func (b *batch) apply(ctx context.Context) (State, outcome, error) {
 
 	r := w.x.retrier()
 	for k, txn := range txns {
-		content := b.prev
-		if k == len(txns)-1 {
-			content = b.final
-		}
-		if err := b.send(ctx, r, txn, content); err != nil {
+		if err := b.send(ctx, r, txn, k == len(txns)-1); err != nil {
 			return b.stateOnError(), outcomeOf(err), err
-		}
-		if k < len(txns)-1 {
-			w.mu.Lock()
-			w.last.version, w.last.data = b.version, b.prev
-			w.mu.Unlock()
 		}
 	}
 	st := s
@@ -241,7 +236,7 @@ func (b *batch) validateOp(i int, op Op) error {
 // overhead is the size of a transaction without its ops: header, fencing
 // check, /migration SetData and trailer.
 func (b *batch) overhead(contentLen int) int {
-	return wire.MultiSize(wire.VersionOpSize(b.w.epochPath) + wire.SetDataOpSize(b.w.migrationPath, make([]byte, contentLen)))
+	return wire.MultiSize(wire.VersionOpSize(b.w.epochPath) + wire.SetDataOpSize(b.w.migrationPath, nil) + contentLen)
 }
 
 // pack splits the ops, in order, into transactions no larger than the
@@ -295,78 +290,111 @@ func (b *batch) loadPrev(ctx context.Context) error {
 // stateOnError is the State to return when the batch stopped: what
 // ZooKeeper holds as far as the batch knows.
 func (b *batch) stateOnError() State {
-	if b.landedTxns == 0 {
+	if b.held == nil {
 		return b.s
 	}
-	m, err := znode.DecodeMigration(b.prev)
+	m, err := znode.DecodeMigration(b.held)
 	if err != nil {
-		return b.s // cannot happen: prev was decoded when loaded
+		return b.s // cannot happen: what the batch wrote or found decodes
 	}
 	return b.s.withMigration(m, b.version, b.mtime)
 }
 
-// send writes one transaction holding the ops at indices txn, with content
-// as /migration's new data, until it lands or the batch must stop.
-func (b *batch) send(ctx context.Context, r *retrier, txn []int, content []byte) error {
+// Layout of a transaction: the fencing check of /controller_epoch, the
+// /migration write, then the ops, as Kafka lays out its own. ZooKeeper
+// checks a multi's ops in order and reports the first that fails, so a
+// failure reported at an op proves that the first two passed.
+const (
+	migrationIndex = 1
+	firstOpIndex   = 2
+)
+
+// send writes the ops at indices txn, with /migration's new data: the
+// final checkpoint once every op is in when last is set, else the content
+// it has. Without refusals that takes one transaction; a pacer chooses the
+// ops of each request otherwise. It returns once every op landed or was
+// refused, or with the error that stops the batch.
+func (b *batch) send(ctx context.Context, r *retrier, txn []int, last bool) error {
 	w := b.w
 	fence := b.s.ZkControllerEpochZkVersion
-	var res []zk.MultiResponse
-	var resErr error
-	send := func() error {
-		reqs := make([]interface{}, 0, len(txn)+2)
-		reqs = append(reqs, &zk.CheckVersionRequest{Path: w.epochPath, Version: fence})
-		for _, i := range txn {
-			op, path := b.ops[i], b.paths[i]
-			switch op.kind {
-			case kindCreate:
-				reqs = append(reqs, &zk.CreateRequest{Path: path, Data: op.data, Acl: w.x.opts.acl})
-			case kindSetData:
-				reqs = append(reqs, &zk.SetDataRequest{Path: path, Data: op.data, Version: op.version})
-			case kindDelete:
-				reqs = append(reqs, &zk.DeleteRequest{Path: path, Version: op.version})
+	p := newPacer(txn)
+	for {
+		var ops []int      // the ops of the request in flight
+		var content []byte // and its /migration data
+		var final bool     // whether that is the final checkpoint
+		var res []zk.MultiResponse
+		send := func() error {
+			var all bool
+			ops, all = p.request(b.sizes, w.x.opts.maxRequestBytes-b.overhead(len(b.prev)))
+			final = all && last
+			content = b.prev
+			if final {
+				content = b.final
 			}
-		}
-		reqs = append(reqs, &zk.SetDataRequest{Path: w.migrationPath, Data: content, Version: b.version})
-		res, resErr = w.x.conn.Multi(reqs...)
-		return resErr
-	}
-	// unsettled: the call stopped after a copy of the transaction was
-	// lost, so that copy may have landed before the znodes moved on.
-	unsettled := false
-	o, err := w.x.run(ctx, r, write{
-		path:     w.migrationPath,
-		expected: b.version,
-		send:     send,
-		verify: func(ctx context.Context, r *retrier, rejection error, resent bool) (bool, error) {
-			rest, landed, err := b.verify(ctx, r, txn, content, res, resent)
-			txn = rest
-			unsettled = err != nil && resent
-			return landed, err
-		},
-	})
-	if err != nil {
-		for _, i := range txn {
-			switch {
-			case errors.Is(err, ErrOutcomeUnknown):
-				b.results[i].Err = err
-			case unsettled:
-				b.results[i].Err = fmt.Errorf("%w: a copy of its transaction was lost and may have landed before the call stopped: %w", ErrOutcomeUnknown, err)
+			reqs := make([]interface{}, 0, len(ops)+firstOpIndex)
+			reqs = append(reqs,
+				&zk.CheckVersionRequest{Path: w.epochPath, Version: fence},
+				&zk.SetDataRequest{Path: w.migrationPath, Data: content, Version: b.version})
+			for _, i := range ops {
+				op, path := b.ops[i], b.paths[i]
+				switch op.kind {
+				case kindCreate:
+					reqs = append(reqs, &zk.CreateRequest{Path: path, Data: op.data, Acl: w.x.opts.acl})
+				case kindSetData:
+					reqs = append(reqs, &zk.SetDataRequest{Path: path, Data: op.data, Version: op.version})
+				case kindDelete:
+					reqs = append(reqs, &zk.DeleteRequest{Path: path, Version: op.version})
+				}
 			}
+			var err error
+			res, err = w.x.conn.Multi(reqs...)
+			return err
 		}
-		return err
-	}
-	if o == outcomeRecovered {
-		b.recovered = true
-	} else {
-		// Acknowledged: res holds every op's result.
-		for j, i := range txn {
-			b.applied(i, res[1+j], false)
+		// unsettled: the call stopped after a copy of the request was
+		// lost, so that copy may have landed before the znodes moved on.
+		unsettled := false
+		o, err := w.x.run(ctx, r, write{
+			path:     w.migrationPath,
+			expected: b.version,
+			send:     send,
+			verify: func(ctx context.Context, r *retrier, rejection error, resent bool) (bool, error) {
+				landed, err := b.verify(ctx, r, p, ops, content, res, resent)
+				unsettled = err != nil && resent
+				return landed, err
+			},
+		})
+		if err != nil {
+			for _, i := range ops {
+				switch {
+				case errors.Is(err, ErrOutcomeUnknown):
+					b.results[i].Err = err
+				case unsettled:
+					b.results[i].Err = fmt.Errorf("%w: a copy of its transaction was lost and may have landed before the call stopped: %w", ErrOutcomeUnknown, err)
+				}
+			}
+			return err
 		}
-		last := res[len(res)-1].Stat
-		b.version, b.mtime = last.Version, last.Mtime
+		if o == outcomeRecovered {
+			b.recovered = true
+		} else {
+			// Acknowledged: res holds every op's result.
+			for j, i := range ops {
+				b.applied(i, res[firstOpIndex+j], false)
+			}
+			st := res[migrationIndex].Stat
+			b.version, b.mtime = st.Version, st.Mtime
+		}
+		b.held = content
+		if !final {
+			w.mu.Lock()
+			w.last.version, w.last.data = b.version, b.prev
+			w.mu.Unlock()
+		}
+		p.landed()
+		if p.done() {
+			return nil
+		}
 	}
-	b.landedTxns++
-	return nil
 }
 
 // applied records op i as applied.
@@ -386,61 +414,72 @@ func (b *batch) applied(i int, res zk.MultiResponse, recovered bool) {
 	b.results[i] = OpResult{Op: op, Version: v, Recovered: recovered}
 }
 
-// verify settles a rejected transaction. It reports whether the
-// transaction landed; if not, it returns the ops still to send with the
-// /migration write (possibly none but that write) or the error that stops
-// the batch.
-func (b *batch) verify(ctx context.Context, r *retrier, txn []int, content []byte, res []zk.MultiResponse, resent bool) (rest []int, landed bool, err error) {
+// verify settles a rejected request holding ops, with content as
+// /migration's data. It returns whether the request landed; if not, p
+// holds the ops still to send, unless an error stops the batch.
+func (b *batch) verify(ctx context.Context, r *retrier, p *pacer, ops []int, content []byte, res []zk.MultiResponse, resent bool) (bool, error) {
 	w := b.w
+	if at, opErr := firstFailure(res); at >= firstOpIndex && at < firstOpIndex+len(ops) {
+		// The fence and /migration passed: no copy of this request landed
+		// (it would have moved /migration), nor will one, since ZooKeeper
+		// answered on this session after any earlier copy. The op failed
+		// on its own account: report it and send the others, without a
+		// reread.
+		i := p.refuse(at - firstOpIndex)
+		b.results[i] = OpResult{Op: b.ops[i], Err: &OpError{Index: i, Op: b.ops[i], Err: opErr}, Version: -1}
+		w.x.opts.logger.Warn("op refused; sending the rest of its transaction without it",
+			"path", b.paths[i], "op", b.ops[i].kind.String(), "error", opErr, "outcome", "op_failed")
+		if p.window > 0 && b.prev == nil {
+			// Parts of the transaction will go alone, each keeping
+			// /migration's content as it is.
+			return false, b.loadPrev(ctx)
+		}
+		return false, nil
+	}
 	fence := b.s.ZkControllerEpochZkVersion
 	if err := w.x.sync(ctx, r, w.migrationPath); err != nil {
-		return txn, false, err
+		return false, err
 	}
 	epoch, err := w.x.get(ctx, r, w.epochPath)
 	if err != nil {
-		return txn, false, err
+		return false, err
 	}
 	cur, err := w.x.get(ctx, r, w.migrationPath)
 	if err != nil {
-		return txn, false, err
+		return false, err
 	}
 	mine := intent{kind: kindSetData, expected: b.version, data: content, chk: checker.MigrationState{}}
 	ok, cerr := transactionLanded(mine, cur, fence, epoch)
 	if ok {
 		if resent {
-			// An earlier copy of this very transaction landed.
-			for _, i := range txn {
+			// An earlier copy of this very request landed.
+			for _, i := range ops {
 				b.applied(i, zk.MultiResponse{}, true)
 			}
 			b.version, b.mtime = cur.version, cur.mtime
-			return nil, true, nil
+			return true, nil
 		}
 		// Nothing of this call landed, yet /migration moved one step to
 		// our content: an earlier call's transaction, whose ops may differ
 		// from ours. Keep the ops whose effect is in ZooKeeper; send the
 		// rest again after it.
-		return b.settleByEffect(ctx, r, txn, cur)
+		rest, err := b.settleByEffect(ctx, r, ops, cur)
+		if err != nil || len(rest) == 0 {
+			return err == nil, err
+		}
+		p.requeue(rest)
+		return false, nil
 	}
 	if err := w.notLandedAt(b.s, b.version, cur, fence, epoch, cerr); err != nil {
-		return txn, false, err
+		return false, err
 	}
-	// /migration and /controller_epoch are where we expect them: an op
-	// failed on its own account. Report it and send the others.
 	at, opErr := firstFailure(res)
-	if at < 1 || at > len(txn) {
-		return txn, false, fmt.Errorf("migrationzk: transaction on %s refused (%v) at op %d with /migration and %s unchanged", w.migrationPath, opErr, at, w.epochPath)
-	}
-	i := txn[at-1]
-	b.results[i] = OpResult{Op: b.ops[i], Err: &OpError{Index: i, Op: b.ops[i], Err: opErr}, Version: -1}
-	w.x.opts.logger.Warn("op refused; sending the rest of its transaction without it",
-		"path", b.paths[i], "op", b.ops[i].kind.String(), "error", opErr, "outcome", "op_failed")
-	rest = append(append(make([]int, 0, len(txn)-1), txn[:at-1]...), txn[at:]...)
-	return rest, false, nil
+	return false, fmt.Errorf("migrationzk: transaction on %s refused (%v) at op %d with /migration and %s unchanged", w.migrationPath, opErr, at, w.epochPath)
 }
 
 // settleByEffect checks each op of txn against ZooKeeper after /migration
 // moved to cur without a copy of txn having been sent in this call.
-func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur znodeState) ([]int, bool, error) {
+func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur znodeState) ([]int, error) {
 	// Judge each path by the last op on it in the transaction.
 	lastOp := map[string]int{}
 	for _, i := range txn {
@@ -450,7 +489,7 @@ func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur z
 	for path, i := range lastOp {
 		zs, err := b.w.x.get(ctx, r, path)
 		if err != nil {
-			return txn, false, err
+			return txn, err
 		}
 		if effectHeld(b.ops[i].kind, b.ops[i].version, b.ops[i].data, zs) {
 			held[path] = &zk.Stat{Version: zs.version}
@@ -465,17 +504,14 @@ func (b *batch) settleByEffect(ctx context.Context, r *retrier, txn []int, cur z
 		}
 	}
 	if len(rest) == len(txn) {
-		return txn, false, &ConflictError{Path: b.w.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
+		return txn, &ConflictError{Path: b.w.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
 			CurrentData: cur.data, Err: errors.New("its content matches this batch but none of the transaction's ops is in ZooKeeper")}
 	}
-	b.version, b.mtime = cur.version, cur.mtime
+	b.version, b.mtime, b.held = cur.version, cur.mtime, cur.data
 	b.recovered = true
 	b.w.x.opts.logger.Info("earlier transaction found in ZooKeeper; sending the ops it lacked",
 		"path", b.w.migrationPath, "version", cur.version, "outcome", "recovered", "remaining", len(rest))
-	if len(rest) == 0 {
-		return nil, true, nil
-	}
-	return rest, false, nil
+	return rest, nil
 }
 
 // notLandedAt explains a transaction that did not land, unless /migration

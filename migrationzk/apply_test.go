@@ -239,3 +239,175 @@ func TestApplyOutcomeUnknownThenRetry(t *testing.T) {
 	c.checkMatches(next)
 	c.tenMoreWrites(w, next)
 }
+
+// Fault: none. An op refused on its own account costs one request when it
+// is the only one of its transaction: the fence and /migration come first
+// in a transaction, so a refusal at an op needs no reread. A transaction left
+// without ops by refusals still writes the checkpoint, and is not mistaken
+// for a landed one.
+func TestApplyRefusedOpsCostOneRequestEach(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer(migrationzk.WithMaxRequestBytes(smallTxn))
+	s := c.start(w)
+	ops := bigOps("t", 20) // three transactions: 8, 8 and 4 ops
+	refused := map[int]bool{4: true, 11: true}
+	s.KRaftMetadataOffset = 1300
+	next, _ := c.applyRefusing(w, s, ops, refused)
+	if got, want := c.faults.Requests(), int64(3+len(refused)); got != want || c.faults.Count(zktest.OpMulti) != want {
+		t.Fatalf("%d requests (%v), want %d multis", got, c.faults.Counts(), want)
+	}
+	if next.Recovered || next.MigrationZkVersion != s.MigrationZkVersion+3 {
+		t.Fatalf("returned %+v", next)
+	}
+	c.checkMatches(next)
+
+	c.faults.ResetCounts()
+	next.KRaftMetadataOffset = 1400
+	last, res, err := w.Apply(testContext(t), next, ops[4])
+	if err != nil || !errors.Is(res[0].Err, zk.ErrNodeExists) {
+		t.Fatalf("lone refused op: %v, %v", err, res)
+	}
+	if last.Recovered || last.MigrationZkVersion != next.MigrationZkVersion+1 || c.faults.Requests() != 2 {
+		t.Fatalf("lone refused op: returned %+v after %d requests", last, c.faults.Requests())
+	}
+	c.checkMatches(last)
+	if st := w.Stats(); st.LostAcks != 0 || st.Recovered != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// Fault: none. A batch whose ops are mostly refused, over several
+// transactions, costs at most a small request per op rather than a resend
+// of its whole transaction per refusal; the ops that pass land in order
+// and the checkpoint moves last.
+func TestApplyManyRefusedOps(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer(migrationzk.WithMaxRequestBytes(smallTxn))
+	s := c.start(w)
+	ops := bigOps("t", 60)
+	refused := map[int]bool{}
+	for i := range ops {
+		refused[i] = i%5 != 2
+	}
+	s.KRaftMetadataOffset = 1500
+	next, _ := c.applyRefusing(w, s, ops, refused)
+	var applied []migrationzk.Op
+	for i, op := range ops {
+		if !refused[i] {
+			applied = append(applied, op)
+		}
+	}
+	c.checkApplied(applied)
+	var prev int64
+	for _, op := range applied {
+		if _, st := c.get(op.Path()); st.Czxid < prev {
+			t.Fatalf("%s created before the op ahead of it", op.Path())
+		} else {
+			prev = st.Czxid
+		}
+	}
+	_, st := c.get("/migration")
+	if st.Mzxid < prev {
+		t.Fatal("checkpoint written before the last op")
+	}
+	c.checkMatches(next)
+	// At most one request per op, as Kafka's one multi per op, and one per
+	// transaction (eight of eight ops) for the checkpoint.
+	if got, limit := c.faults.Requests(), int64(len(ops)+8); got > limit {
+		t.Fatalf("%d requests for %d refused ops and %d applied (%v)", got, len(refused), len(applied), c.faults.Counts())
+	}
+}
+
+// applyRefusing creates the znodes of the ops marked in refused, so that
+// ZooKeeper refuses them, then applies the batch with w from s, counting
+// requests from there, and fails unless exactly those ops were refused,
+// with NodeExists, and the others applied.
+func (c *cluster) applyRefusing(w *migrationzk.Writer, s migrationzk.State, ops []migrationzk.Op, refused map[int]bool) (migrationzk.State, []migrationzk.OpResult) {
+	c.t.Helper()
+	for i, op := range ops {
+		if refused[i] {
+			c.create(op.Path(), []byte("already"))
+		}
+	}
+	c.faults.ResetCounts()
+	next, res, err := w.Apply(testContext(c.t), s, ops...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for i, r := range res {
+		var oe *migrationzk.OpError
+		if refused[i] != errors.Is(r.Err, zk.ErrNodeExists) || (refused[i] && (!errors.As(r.Err, &oe) || oe.Index != i)) || (!refused[i] && r.Err != nil) {
+			c.t.Fatalf("op %d: %v", i, r.Err)
+		}
+	}
+	return next, res
+}
+
+// Fault: connection cut after the server answered, in a transaction most
+// of whose ops are refused: on the first requests that carry one op that
+// passes, which ZooKeeper refuses, and on the part that lands with it. The
+// batch still ends with exactly the refused ops refused, the others
+// applied, the part's lost acknowledgement recovered, and the checkpoint
+// written.
+func TestApplyManyRefusedOpsDroppedReplies(t *testing.T) {
+	c := newCluster(t)
+	ops := bigOps("t", 40)
+	refused := map[int]bool{}
+	refusedPaths := map[string]bool{}
+	for i := range ops {
+		refused[i] = i%4 != 0
+		refusedPaths[c.p(ops[i].Path())] = refused[i]
+	}
+	target := c.p(ops[28].Path())
+	var faults []*zktest.Armed
+	for k := 0; k < 4; k++ {
+		faults = append(faults, c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: target}))
+	}
+	// The first request that carries the target and no refused op lands:
+	// drop its reply too.
+	var landing *zktest.Armed
+	conn := multiHook{Conn: c.conn, hook: func(reqs []interface{}) {
+		carries := false
+		for _, r := range reqs {
+			if cr, ok := r.(*zk.CreateRequest); ok {
+				carries = carries || cr.Path == target
+				if refusedPaths[cr.Path] {
+					return
+				}
+			}
+		}
+		if carries && landing == nil {
+			landing = c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: target})
+		}
+	}}
+	w := migrationzk.New(conn, migrationzk.WithRoot(c.root))
+	s := c.start(w)
+	s.KRaftMetadataOffset = 1600
+	next, res := c.applyRefusing(w, s, ops, refused)
+	for _, f := range append(faults, landing) {
+		if f == nil || !f.HasFired() {
+			t.Fatal("a fault did not fire")
+		}
+	}
+	if st := w.Stats(); st.LostAcks != 1 || !next.Recovered || !res[28].Recovered {
+		t.Fatalf("recovered %v, op recovered %v, stats %+v", next.Recovered, res[28].Recovered, st)
+	}
+	for i, op := range ops {
+		if !refused[i] {
+			c.checkApplied([]migrationzk.Op{op})
+		}
+	}
+	c.checkMatches(next)
+	c.tenMoreWrites(w, next)
+}
+
+// multiHook calls hook with the ops of each multi before sending it.
+type multiHook struct {
+	*zk.Conn
+	hook func(reqs []interface{})
+}
+
+func (m multiHook) Multi(ops ...interface{}) ([]zk.MultiResponse, error) {
+	m.hook(ops)
+	return m.Conn.Multi(ops...)
+}

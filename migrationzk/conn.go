@@ -84,34 +84,51 @@ func (x *executor) call(ctx context.Context, fn func() error) error {
 
 // retrier paces the attempts of one call.
 type retrier struct {
-	x  *executor
-	bo backoff.BackOff
+	x *executor
+	// bo is the retry policy, made at the first wait: most calls never
+	// wait. It paces a streak of failed attempts, counted by streak, and
+	// restarts when ZooKeeper answers.
+	bo     backoff.BackOff
+	streak int
+	// expired counts consecutive replies saying the session expired.
+	expired int
 	// disconnectedSince is when the client was first seen disconnected in
 	// the current wait; lastProbe when it was last probed for being closed.
 	disconnectedSince time.Time
 	lastProbe         time.Time
-	// expired counts consecutive replies saying the session expired.
-	expired int
 }
 
 func (x *executor) retrier() *retrier {
-	bo := x.opts.newBackOff()
-	bo.Reset()
-	return &retrier{x: x, bo: bo}
+	return &retrier{x: x}
 }
 
 // probeAfter is how long a client must look disconnected before it is
 // probed for having been closed.
 const probeAfter = 100 * time.Millisecond
 
+// Polling of the client's state while waiting for a session: the first
+// poll comes after minPoll, and the interval doubles up to maxPoll. A
+// client that reconnects at once (zkconn.HostProvider) holds a session
+// again within a millisecond or two on a local network.
+const (
+	minPoll = 100 * time.Microsecond
+	maxPoll = 20 * time.Millisecond
+)
+
+// answered records that ZooKeeper answered a request, which ends a streak
+// of failed attempts.
+func (r *retrier) answered() { r.streak = 0 }
+
 // staleSessionReplies is how many replies in a row may say the session
 // expired, while the client goes on using it, before a call gives up.
 const staleSessionReplies = 5
 
 // wait pauses after an attempt that failed with err, then waits until the
-// client holds a session again. It fails when ctx ends, the policy gives
-// up, the client was closed, or the client is stuck on a session the
-// server has expired.
+// client holds a session again. The first retry of a streak waits for the
+// session only, without the policy's pause, since a lost connection is most
+// often back at once; the policy paces the retries after it. It fails when
+// ctx ends, the policy gives up, the client was closed, or the client is
+// stuck on a session the server has expired.
 func (r *retrier) wait(ctx context.Context, err error) error {
 	if errors.Is(err, zk.ErrSessionExpired) {
 		r.expired++
@@ -121,14 +138,23 @@ func (r *retrier) wait(ctx context.Context, err error) error {
 	if r.expired >= staleSessionReplies && r.x.conn.State() == zk.StateHasSession {
 		return ErrStaleSession
 	}
+	r.streak++
+	if r.bo == nil {
+		r.bo = r.x.opts.newBackOff()
+	}
+	if r.streak == 1 {
+		r.bo.Reset()
+	}
 	d := r.bo.NextBackOff()
 	if d == backoff.Stop {
 		return errGaveUp
 	}
-	if err := sleep(ctx, d); err != nil {
-		return err
+	if r.streak > 1 {
+		if err := sleep(ctx, d); err != nil {
+			return err
+		}
 	}
-	poll := time.Millisecond
+	poll := minPoll
 	r.disconnectedSince = time.Time{}
 	for {
 		state := r.x.conn.State()
@@ -151,9 +177,7 @@ func (r *retrier) wait(ctx context.Context, err error) error {
 		if err := sleep(ctx, poll); err != nil {
 			return err
 		}
-		if poll < 20*time.Millisecond {
-			poll *= 2
-		}
+		poll = min(2*poll, maxPoll)
 	}
 }
 
@@ -206,6 +230,7 @@ func (x *executor) read(ctx context.Context, r *retrier, fn func() error) error 
 			}
 			continue
 		}
+		r.answered()
 		return err
 	}
 }
@@ -322,7 +347,11 @@ func (x *executor) run(ctx context.Context, r *retrier, w write) (outcome, error
 		if err == errAbandoned {
 			return outcomeError, x.unknown(w, ctx.Err(), last)
 		}
-		switch classify(err) {
+		c := classify(err)
+		if c != classUnknown && c != classNotSent {
+			r.answered()
+		}
+		switch c {
 		case classOK:
 			return outcomeOK, nil
 		case classRejected:

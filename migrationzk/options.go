@@ -50,7 +50,9 @@ func buildOptions(opts []Option) options {
 
 // defaultBackOff paces retries after a lost connection: quick at first,
 // since go-zookeeper reconnects by itself, then up to a second apart. The
-// context, not the policy, bounds how long a call keeps trying.
+// first retry of a streak of failed attempts does not pause (see
+// retrier.wait). The context, not the policy, bounds how long a call keeps
+// trying.
 func defaultBackOff() backoff.BackOff {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 2 * time.Millisecond
@@ -62,8 +64,12 @@ func defaultBackOff() backoff.BackOff {
 }
 
 // WithBackOff sets the retry policy used while the connection is down. The
-// function is called once per call to get a fresh policy (a BackOff holds
-// state and is not safe for concurrent use). When the policy gives up
+// function is called by a call that has to retry, once, to get a fresh
+// policy (a BackOff holds state and is not safe for concurrent use). The
+// policy paces a streak of failed attempts and is Reset when ZooKeeper
+// answers a request. Each retry waits for the client to hold a session
+// again, after the policy's pause, except the first of a streak: that one
+// goes out as soon as the session is back. When the policy gives up
 // (backoff.Stop) the call returns: ErrOutcomeUnknown when a write's outcome
 // is unknown, otherwise the last connection error. The default retries
 // until the context ends.
@@ -143,7 +149,9 @@ func validatePath(p string) error {
 	if strings.HasSuffix(p, "/") {
 		return errPath("must not end with /")
 	}
-	for _, seg := range strings.Split(p[1:], "/") {
+	for rest, more := p[1:], true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		switch seg {
 		case "":
 			return errPath("empty segment")

@@ -323,13 +323,7 @@ func (w *Writer) update(ctx context.Context, s State) (State, outcome, error) {
 	var version int32
 	var mtime int64
 	mine := intent{kind: kindSetData, expected: s.MigrationZkVersion, data: data, chk: checker.MigrationState{}}
-	send := func() error {
-		stat, err := w.x.conn.Set(w.migrationPath, data, s.MigrationZkVersion)
-		if err == nil {
-			version, mtime = stat.Version, stat.Mtime
-		}
-		return err
-	}
+	var send func() error
 	if fence >= 0 {
 		check := &zk.CheckVersionRequest{Path: w.epochPath, Version: fence}
 		set := &zk.SetDataRequest{Path: w.migrationPath, Data: data, Version: s.MigrationZkVersion}
@@ -337,6 +331,14 @@ func (w *Writer) update(ctx context.Context, s State) (State, outcome, error) {
 			res, err := w.x.conn.Multi(check, set)
 			if err == nil {
 				version, mtime = res[1].Stat.Version, res[1].Stat.Mtime
+			}
+			return err
+		}
+	} else {
+		send = func() error {
+			stat, err := w.x.conn.Set(w.migrationPath, data, s.MigrationZkVersion)
+			if err == nil {
+				version, mtime = stat.Version, stat.Mtime
 			}
 			return err
 		}

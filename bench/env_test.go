@@ -1,0 +1,223 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/internal/wire"
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// worldACL returns the ACL Kafka creates znodes with, without
+// zookeeper.set.acl.
+func worldACL() []zk.ACL { return zk.WorldACL(zk.PermAll) }
+
+// env is one KRaft controller's view of a ZooKeeper laid out as Kafka
+// leaves it when a migration starts, under a root of its own so that
+// several envs can share a server: /controller_epoch, /brokers/topics, and
+// /migration created by the Writer after it claimed leadership.
+type env struct {
+	root   string
+	faults *zktest.FaultDialer
+	conn   *zk.Conn // dials through faults
+	w      *migrationzk.Writer
+	s      migrationzk.State
+}
+
+// newEnv lays out root on the servers through admin, connects through a
+// fresh FaultDialer (connOpts come after it) and starts a Writer there with
+// opts.
+func newEnv(tb testing.TB, servers []string, admin *zk.Conn, root string, opts []migrationzk.Option, connOpts ...func(*zk.Conn)) *env {
+	tb.Helper()
+	for _, p := range []string{root, root + "/brokers", root + znode.TopicsPath} {
+		mustCreate(tb, admin, p, nil)
+	}
+	mustCreate(tb, admin, root+znode.ControllerEpochPath, znode.EncodeControllerEpoch(1))
+	e := &env{root: root, faults: zktest.NewFaultDialer()}
+	e.conn = zktest.Connect(tb, servers, append([]func(*zk.Conn){e.faults.Option()}, connOpts...)...)
+	e.w = migrationzk.New(e.conn, append([]migrationzk.Option{migrationzk.WithRoot(root)}, opts...)...)
+	ctx := context.Background()
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 3000, 5, 0, 5
+	s, err := e.w.ClaimLeadership(ctx, s)
+	if err != nil {
+		tb.Fatalf("ClaimLeadership: %v", err)
+	}
+	if e.s, err = e.w.GetOrCreate(ctx, s); err != nil {
+		tb.Fatalf("GetOrCreate: %v", err)
+	}
+	return e
+}
+
+// p returns path under the env's root.
+func (e *env) p(path string) string { return e.root + path }
+
+func mustCreate(tb testing.TB, conn *zk.Conn, path string, data []byte) {
+	tb.Helper()
+	if _, err := conn.Create(path, data, 0, worldACL()); err != nil {
+		tb.Fatalf("create %s: %v", path, err)
+	}
+}
+
+// checkpoint returns the /migration bytes of s, as a caller writing them
+// itself would encode them.
+func checkpoint(s migrationzk.State) []byte {
+	return znode.Migration{
+		KRaftMetadataOffset:  s.KRaftMetadataOffset,
+		KRaftControllerID:    s.KRaftControllerID,
+		KRaftMetadataEpoch:   s.KRaftMetadataEpoch,
+		KRaftControllerEpoch: s.KRaftControllerEpoch,
+	}.Encode()
+}
+
+// partitions is a set of partition-state znodes of realistic size: topics
+// of up to 100 partitions, each state with a three-replica ISR.
+type partitions struct {
+	paths []string // relative to the env's root
+	data  [][]byte
+}
+
+// newPartitions names n partition states of topics called prefix-0,
+// prefix-1 and so on.
+func newPartitions(prefix string, n int) partitions {
+	var ps partitions
+	for i := 0; i < n; i++ {
+		topic := fmt.Sprintf("%s-%d", prefix, i/100)
+		p := int32(i % 100)
+		st := znode.PartitionState{ControllerEpoch: 5, Leader: p%3 + 1, LeaderEpoch: 7, ISR: []int32{p%3 + 1, (p+1)%3 + 1, (p+2)%3 + 1}}
+		ps.paths = append(ps.paths, znode.PartitionStatePath(topic, p))
+		ps.data = append(ps.data, st.Encode())
+	}
+	return ps
+}
+
+// createParents creates the topic and partition znodes above each state.
+func (ps partitions) createParents(tb testing.TB, admin *zk.Conn, root string) {
+	tb.Helper()
+	seen := map[string]bool{}
+	var reqs []interface{}
+	acl := worldACL()
+	for _, p := range ps.paths {
+		partition := strings.TrimSuffix(p, "/state")
+		partitionsDir := partition[:strings.LastIndexByte(partition, '/')]
+		topic := strings.TrimSuffix(partitionsDir, "/partitions")
+		for _, dir := range []string{topic, partitionsDir, partition} {
+			if !seen[dir] {
+				seen[dir] = true
+				reqs = append(reqs, &zk.CreateRequest{Path: root + dir, Acl: acl})
+			}
+		}
+	}
+	multiChunks(tb, admin, reqs)
+}
+
+// ops returns the Apply ops creating the states.
+func (ps partitions) ops() []migrationzk.Op {
+	ops := make([]migrationzk.Op, len(ps.paths))
+	for i, p := range ps.paths {
+		ops[i] = migrationzk.Create(p, ps.data[i])
+	}
+	return ops
+}
+
+// deleteAll deletes the states, leaving out those at the indices in keep.
+func (ps partitions) deleteAll(tb testing.TB, admin *zk.Conn, root string, keep map[int]bool) {
+	tb.Helper()
+	reqs := make([]interface{}, 0, len(ps.paths))
+	for i, p := range ps.paths {
+		if !keep[i] {
+			reqs = append(reqs, &zk.DeleteRequest{Path: root + p, Version: -1})
+		}
+	}
+	multiChunks(tb, admin, reqs)
+}
+
+// batchRequests is the fewest round trips that can carry a batch: its bytes
+// (the ops, one fencing check and one /migration SetData) over the maximum
+// request size.
+func batchRequests(root string, ps partitions, checkpoint []byte, maxRequest int) int {
+	bytes := wire.VersionOpSize(root+znode.ControllerEpochPath) + wire.SetDataOpSize(root+znode.MigrationPath, checkpoint)
+	acl := worldACL()
+	for i, p := range ps.paths {
+		bytes += wire.CreateOpSize(root+p, ps.data[i], acl)
+	}
+	return int(math.Ceil(float64(wire.MultiSize(bytes)) / float64(maxRequest)))
+}
+
+// multiChunks sends reqs in multis of at most 500 ops.
+func multiChunks(tb testing.TB, conn *zk.Conn, reqs []interface{}) {
+	tb.Helper()
+	for len(reqs) > 0 {
+		n := min(len(reqs), 500)
+		if _, err := conn.Multi(reqs[:n]...); err != nil {
+			tb.Fatalf("multi of %d ops: %v", n, err)
+		}
+		reqs = reqs[n:]
+	}
+}
+
+// samples records per-operation latencies of the variants compared in one
+// benchmark, which run interleaved so that noise hits them alike.
+type samples struct {
+	names []string
+	d     [][]time.Duration
+}
+
+func newSamples(n int, names ...string) *samples {
+	s := &samples{names: names, d: make([][]time.Duration, len(names))}
+	for i := range s.d {
+		s.d[i] = make([]time.Duration, 0, n)
+	}
+	return s
+}
+
+// add records a latency of variant i.
+func (s *samples) add(i int, d time.Duration) { s.d[i] = append(s.d[i], d) }
+
+// quantile returns the q-quantile (0 to 1) of variant i's latencies.
+func (s *samples) quantile(i int, q float64) time.Duration {
+	d := slices.Clone(s.d[i])
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	return d[int(q*float64(len(d)-1)+0.5)]
+}
+
+// report reports each variant's median in microseconds as <name>-p50-us,
+// and, for each pair (a, b), the ratio of a's median to b's as
+// <a>/<b>-p50-ratio.
+func (s *samples) report(b *testing.B, pairs ...[2]int) {
+	for i, name := range s.names {
+		b.ReportMetric(float64(s.quantile(i, 0.5))/1e3, name+"-p50-us")
+	}
+	for _, p := range pairs {
+		ratio := float64(s.quantile(p[0], 0.5)) / float64(s.quantile(p[1], 0.5))
+		b.ReportMetric(ratio, s.names[p[0]]+"/"+s.names[p[1]]+"-p50-ratio")
+	}
+}
+
+// order returns the order in which to run k variants in iteration i:
+// rotated each iteration, so no variant always goes first.
+func order(i, k int) []int {
+	o := make([]int, k)
+	for j := range o {
+		o[j] = (i + j) % k
+	}
+	return o
+}
+
+// isOpFailure reports whether err from a Kafka-shaped multi is the op's own
+// failure, which Kafka reports per request rather than throwing.
+func isOpFailure(res []zk.MultiResponse, err error) bool {
+	return err != nil && len(res) == 3 && res[0].Error == nil && res[1].Error == nil && res[2].Error != nil
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// sample is bench output in which every goal holds.
+const sample = `# load before: load average: 0.20, 0.31, 0.40
+goos: linux
+cpu: AMD EPYC
+BenchmarkCheckpoint/unfenced/ctx=background-2 	    3000	    968148 ns/op	         1.000 requests/update	       446.4 set-p50-us	       453.7 update-p50-us	         1.016 update/set-p50-ratio	    3104 B/op	      44 allocs/op
+BenchmarkCheckpoint/unfenced/ctx=cancel-2     	    3000	    847570 ns/op	         1.000 requests/update	       406.3 set-p50-us	       417.9 update-p50-us	         1.028 update/set-p50-ratio	    3259 B/op	      47 allocs/op
+BenchmarkCheckpoint/fenced/ctx=background-2   	    3000	    964305 ns/op	       462.8 multi-p50-us	         1.000 requests/update	       467.4 update-p50-us	         1.010 update/multi-p50-ratio	    4768 B/op	      85 allocs/op
+BenchmarkCheckpoint/fenced/ctx=cancel-2       	    3000	    993926 ns/op	       471.3 multi-p50-us	         1.000 requests/update	       486.1 update-p50-us	         1.031 update/multi-p50-ratio	    4825 B/op	      88 allocs/op
+BenchmarkCheckpointMemory/unfenced/update-2   	    3000	    800848 ns/op	         0 alloc-growth/op	    1672 B/op	      23 allocs/op
+BenchmarkCheckpointMemory/unfenced/raw-set-2  	    3000	    532637 ns/op	    1312 B/op	      20 allocs/op
+BenchmarkCheckpointMemory/fenced/update-2     	    3000	    484252 ns/op	         0.008000 alloc-growth/op	    2336 B/op	      43 allocs/op
+BenchmarkCheckpointMemory/fenced/raw-multi-2  	    3000	    492809 ns/op	    2048 B/op	      40 allocs/op
+BenchmarkDualWrite/partitions=1000-2         	      20	 810752662 ns/op	     24755 apply-p50-us	         1.000 apply-requests	         1.000 bound-requests	    154641 kafka-pipe-p50-us	         6.247 kafka-pipe/apply-p50-ratio	    554162 kafka-seq-p50-us	        22.39 kafka-seq/apply-p50-ratio	 8111398 B/op	  133427 allocs/op
+BenchmarkRecovery/standalone-2         	      20	1034258279 ns/op	      1012 default-p50-ms	      1030 default-p90-ms	         5.898 zkconn-p50-ms	        13.13 zkconn-p90-ms
+BenchmarkRecovery/ensemble-2           	      20	  32089921 ns/op	        11.83 default-p50-ms	        18.48 default-p90-ms	         9.985 zkconn-p50-ms	        14.72 zkconn-p90-ms
+BenchmarkApplyScaling/refused=0/ops=10-2         	       5	   4594489 ns/op	        18.57 allocs/znode	    443783 ns/znode	         1.000 requests
+BenchmarkApplyScaling/refused=0/ops=100-2        	       5	  12095624 ns/op	        12.75 allocs/znode	     98705 ns/znode	         1.000 requests
+BenchmarkApplyScaling/refused=0/ops=1000-2       	       5	  37559064 ns/op	        12.09 allocs/znode	     37387 ns/znode	         1.000 requests
+BenchmarkApplyScaling/refused=0/ops=10000-2      	       5	 254709964 ns/op	        12.02 allocs/znode	     25245 ns/znode	         2.000 requests
+BenchmarkApplyScaling/refused=1%/ops=10-2        	       5	   1685301 ns/op	        17.54 allocs/znode	    152166 ns/znode	         1.000 requests
+BenchmarkApplyScaling/refused=1%/ops=100-2       	       5	   9020763 ns/op	        22.65 allocs/znode	     88437 ns/znode	         2.000 requests
+BenchmarkApplyScaling/refused=1%/ops=1000-2      	       5	  70259805 ns/op	        51.43 allocs/znode	     69669 ns/znode	        20.00 requests
+BenchmarkApplyScaling/refused=1%/ops=10000-2     	       5	 597667852 ns/op	        55.70 allocs/znode	     59671 ns/znode	       200.0 requests
+BenchmarkApplyScaling/refused=10%/ops=10-2       	       5	   1768380 ns/op	        31.44 allocs/znode	    162091 ns/znode	         2.000 requests
+BenchmarkApplyScaling/refused=10%/ops=100-2      	       5	  13235579 ns/op	        57.70 allocs/znode	    130314 ns/znode	        20.00 requests
+BenchmarkApplyScaling/refused=10%/ops=1000-2     	       5	 149353167 ns/op	        61.95 allocs/znode	    149071 ns/znode	       200.0 requests
+BenchmarkApplyScaling/refused=10%/ops=10000-2    	       5	1591006478 ns/op	        62.32 allocs/znode	    158958 ns/znode	      2000 requests
+PASS
+ok  	github.com/kraftmigration/zkwriter/bench	25.834s
+`
+
+func table(t *testing.T, in string) (string, bool) {
+	t.Helper()
+	r, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	ok := write(&out, r, evaluate(r))
+	return out.String(), ok
+}
+
+func TestAllGoalsHold(t *testing.T) {
+	out, ok := table(t, sample)
+	if !ok || !strings.Contains(out, "All goals hold.") || strings.Contains(out, "| NO |") || strings.Contains(out, "MISSING") {
+		t.Fatalf("ok %v:\n%s", ok, out)
+	}
+	contains(t, out,
+		"cpu: AMD EPYC", "load before: load average: 0.20",
+		"| 1 | fenced Update / conn.Multi, median latency (ctx background) | Checkpoint/fenced/ctx=background | 1.010 (467 / 463 µs) | ≤ 1.05 | yes |",
+		"| 2 | Kafka-shaped batch, sequential / Apply, median | DualWrite/partitions=1000 | 22.4× (554.2 / 24.8 ms) | ≥ 20× | yes |",
+		"| 3 | the same with go-zookeeper's default host provider | Recovery/standalone | 1012.0 ms (1030.0) | (comparison) | - |",
+		"| 5 | Apply: time per op, 10 / 100 / 1,000 / 10,000 ops, 10% refused | ApplyScaling/refused=10% | 162 / 130 / 149 / 159 µs | each step ≤ 1.25× | yes |",
+	)
+}
+
+func TestGoalsNotHolding(t *testing.T) {
+	in := strings.Replace(sample, "1.016 update/set-p50-ratio", "1.070 update/set-p50-ratio", 1)
+	in = strings.Replace(in, "37387 ns/znode", "370387 ns/znode", 1)
+	in = strings.Replace(in, "         5.898 zkconn-p50-ms", "         1005.898 zkconn-p50-ms", 1)
+	var kept []string
+	for _, line := range strings.Split(in, "\n") {
+		if !strings.HasPrefix(line, "BenchmarkDualWrite") {
+			kept = append(kept, line)
+		}
+	}
+	in = strings.Join(kept, "\n") + "--- FAIL: BenchmarkX\n"
+	out, ok := table(t, in)
+	if ok {
+		t.Fatalf("goals hold:\n%s", out)
+	}
+	contains(t, out,
+		"1.070 (454 / 446 µs) | ≤ 1.05 | NO |",
+		"| 5 | Apply: time per op, 10 / 100 / 1,000 / 10,000 ops | ApplyScaling/refused=0 | 444 / 99 / 370 / 25 µs | each step ≤ 1.25× | NO |",
+		"Recovery/standalone | 1005.9 ms (13.1) | < 50 ms | NO |",
+		"DualWrite/partitions=1000 | missing | - | MISSING |",
+		"benchmark failure: --- FAIL: BenchmarkX",
+		"Not holding (5):",
+	)
+}
+
+func contains(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}
+
+func TestParseResult(t *testing.T) {
+	res, ok := parseResult("BenchmarkApplyScaling/refused=1%/ops=10-16 \t 5 \t 1685301 ns/op \t 17.54 allocs/znode")
+	if !ok || res.name != "ApplyScaling/refused=1%/ops=10" || res.n != 5 || res.metrics["allocs/znode"] != 17.54 || res.metrics["ns/op"] != 1685301 {
+		t.Fatalf("%+v %v", res, ok)
+	}
+	for _, bad := range []string{"BenchmarkX-2 --- FAIL", "BenchmarkX-2 \t 5 \t x ns/op", "BenchmarkX"} {
+		if _, ok := parseResult(bad); ok {
+			t.Errorf("parsed %q", bad)
+		}
+	}
+}

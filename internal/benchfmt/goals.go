@@ -1,0 +1,221 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// row is one line of the table: a figure and, for a goal, whether it holds.
+type row struct {
+	goal    string // the goal's number, 1 to 5
+	what    string
+	bench   string
+	figure  string
+	target  string // empty for a figure shown for comparison
+	holds   bool
+	missing bool // the benchmark or its metric is not in the output
+}
+
+// Targets of the goals.
+const (
+	maxUpdateRatio = 1.05 // Update's median latency over the bare client's
+	minSeqSpeedup  = 20   // Kafka-shaped sequential batch over Apply
+	maxRecoveryMs  = 50   // median recovery from a dropped reply
+	maxAllocGrowth = 0.5  // allocations per Update, late iterations over early ones
+	maxScalingStep = 1.25 // time per op from one batch size to the next, ten times larger
+)
+
+// evaluate turns the benchmark results into the table's rows.
+func evaluate(r run) []row {
+	var rows []row
+	rows = append(rows, checkpointRows(r)...)
+	rows = append(rows, dualWriteRows(r)...)
+	rows = append(rows, recoveryRows(r)...)
+	rows = append(rows, memoryRows(r)...)
+	rows = append(rows, scalingRows(r)...)
+	return rows
+}
+
+// metric looks up a benchmark's metric; the row says when it is missing.
+func metric(r run, bench, unit string) (float64, bool) {
+	res, ok := r.find(bench)
+	if !ok {
+		return 0, false
+	}
+	v, ok := res.metrics[unit]
+	return v, ok
+}
+
+func missingRow(goal, what, bench string) row {
+	return row{goal: goal, what: what, bench: bench, figure: "missing", target: "-", missing: true}
+}
+
+func checkpointRows(r run) []row {
+	var rows []row
+	for _, fenced := range []bool{false, true} {
+		kind, raw := "unfenced", "set"
+		if fenced {
+			kind, raw = "fenced", "multi"
+		}
+		for _, ctx := range []string{"background", "cancel"} {
+			bench := "Checkpoint/" + kind + "/ctx=" + ctx
+			what := fmt.Sprintf("%s Update / conn.%s, median latency (ctx %s)", kind, strings.ToUpper(raw[:1])+raw[1:], ctx)
+			ratio, ok1 := metric(r, bench, "update/"+raw+"-p50-ratio")
+			upd, ok2 := metric(r, bench, "update-p50-us")
+			base, ok3 := metric(r, bench, raw+"-p50-us")
+			if !ok1 || !ok2 || !ok3 {
+				rows = append(rows, missingRow("1", what, bench))
+				continue
+			}
+			rows = append(rows, row{goal: "1", what: what, bench: bench,
+				figure: fmt.Sprintf("%.3f (%.0f / %.0f µs)", ratio, upd, base),
+				target: fmt.Sprintf("≤ %.2f", maxUpdateRatio), holds: ratio <= maxUpdateRatio})
+			if ctx == "background" {
+				what := kind + " Update: requests on the wire"
+				reqs, ok := metric(r, bench, "requests/update")
+				if !ok {
+					rows = append(rows, missingRow("1", what, bench))
+					continue
+				}
+				rows = append(rows, row{goal: "1", what: what, bench: bench,
+					figure: fmt.Sprintf("%.3f per Update", reqs), target: "= 1", holds: reqs == 1})
+			}
+		}
+	}
+	return rows
+}
+
+func dualWriteRows(r run) []row {
+	const bench = "DualWrite/partitions=1000"
+	seq, ok1 := metric(r, bench, "kafka-seq/apply-p50-ratio")
+	pipe, ok2 := metric(r, bench, "kafka-pipe/apply-p50-ratio")
+	apply, ok3 := metric(r, bench, "apply-p50-us")
+	seqUs, ok4 := metric(r, bench, "kafka-seq-p50-us")
+	pipeUs, ok5 := metric(r, bench, "kafka-pipe-p50-us")
+	reqs, ok6 := metric(r, bench, "apply-requests")
+	bound, ok7 := metric(r, bench, "bound-requests")
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+		return []row{missingRow("2", "dual-write batch of 1,000 partition states", bench)}
+	}
+	return []row{
+		{goal: "2", what: "Kafka-shaped batch, sequential / Apply, median", bench: bench,
+			figure: fmt.Sprintf("%.1f× (%.1f / %.1f ms)", seq, seqUs/1e3, apply/1e3),
+			target: fmt.Sprintf("≥ %d×", minSeqSpeedup), holds: seq >= minSeqSpeedup},
+		{goal: "2", what: "Kafka-shaped batch, pipelined / Apply, median", bench: bench,
+			figure: fmt.Sprintf("%.1f× (%.1f / %.1f ms)", pipe, pipeUs/1e3, apply/1e3),
+			target: "> 1×", holds: pipe > 1},
+		{goal: "2", what: "Apply round trips (ceil(batch bytes / max request bytes))", bench: bench,
+			figure: fmt.Sprintf("%.0f (bound %.0f)", reqs, bound),
+			target: "≤ bound", holds: reqs <= bound},
+	}
+}
+
+func recoveryRows(r run) []row {
+	var rows []row
+	for _, topo := range []string{"standalone", "ensemble"} {
+		bench := "Recovery/" + topo
+		p50, ok1 := metric(r, bench, "zkconn-p50-ms")
+		p90, ok2 := metric(r, bench, "zkconn-p90-ms")
+		d50, ok3 := metric(r, bench, "default-p50-ms")
+		d90, ok4 := metric(r, bench, "default-p90-ms")
+		if !(ok1 && ok2 && ok3 && ok4) {
+			rows = append(rows, missingRow("3", "recovery after a dropped reply", bench))
+			continue
+		}
+		rows = append(rows,
+			row{goal: "3", what: "recovery after a dropped reply, zkconn.HostProvider, median (p90)", bench: bench,
+				figure: fmt.Sprintf("%.1f ms (%.1f)", p50, p90), target: fmt.Sprintf("< %d ms", maxRecoveryMs), holds: p50 < maxRecoveryMs},
+			row{goal: "3", what: "the same with go-zookeeper's default host provider", bench: bench,
+				figure: fmt.Sprintf("%.1f ms (%.1f)", d50, d90)})
+	}
+	return rows
+}
+
+func memoryRows(r run) []row {
+	var rows []row
+	for _, kind := range []string{"unfenced", "fenced"} {
+		raw := map[string]string{"unfenced": "raw-set", "fenced": "raw-multi"}[kind]
+		bench := "CheckpointMemory/" + kind + "/update"
+		what := kind + " Update: allocations (bare client's), growth from early to late iterations"
+		allocs, ok1 := metric(r, bench, "allocs/op")
+		bytes, ok2 := metric(r, bench, "B/op")
+		growth, ok3 := metric(r, bench, "alloc-growth/op")
+		rawAllocs, ok4 := metric(r, "CheckpointMemory/"+kind+"/"+raw, "allocs/op")
+		rawBytes, ok5 := metric(r, "CheckpointMemory/"+kind+"/"+raw, "B/op")
+		if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+			rows = append(rows, missingRow("4", what, bench))
+			continue
+		}
+		rows = append(rows, row{goal: "4", what: what, bench: bench,
+			figure: fmt.Sprintf("%.0f (%.0f) allocs, %.0f (%.0f) B; growth %+.2f", allocs, rawAllocs, bytes, rawBytes, growth),
+			target: fmt.Sprintf("growth ≤ %.1f", maxAllocGrowth), holds: growth <= maxAllocGrowth})
+	}
+	allocs, ok := series(r, "0", "allocs/znode")
+	const bench = "ApplyScaling/refused=0"
+	what := "Apply: allocations per op, 10 / 100 / 1,000 / 10,000 ops"
+	if !ok {
+		return append(rows, missingRow("4", what, bench))
+	}
+	return append(rows, row{goal: "4", what: what, bench: bench, figure: joinSeries(allocs, "%.1f"),
+		target: "no growth", holds: flat(allocs, 1.05)})
+}
+
+func scalingRows(r run) []row {
+	var rows []row
+	for _, refused := range []string{"0", "1%", "10%"} {
+		bench := "ApplyScaling/refused=" + refused
+		what := "Apply: time per op, 10 / 100 / 1,000 / 10,000 ops"
+		if refused != "0" {
+			what += ", " + refused + " refused"
+		}
+		ns, ok := series(r, refused, "ns/znode")
+		if !ok {
+			rows = append(rows, missingRow("5", what, bench))
+			continue
+		}
+		us := make([]float64, len(ns))
+		for i, v := range ns {
+			us[i] = v / 1e3
+		}
+		rows = append(rows, row{goal: "5", what: what, bench: bench, figure: joinSeries(us, "%.0f") + " µs",
+			target: fmt.Sprintf("each step ≤ %.2f×", maxScalingStep), holds: flat(ns, maxScalingStep)})
+		if reqs, ok := series(r, refused, "requests"); ok && refused != "0" {
+			rows = append(rows, row{goal: "5", what: "Apply: requests per batch, " + refused + " refused", bench: bench,
+				figure: joinSeries(reqs, "%.0f")})
+		}
+	}
+	return rows
+}
+
+// series returns a metric of BenchmarkApplyScaling for each batch size.
+func series(r run, refused, unit string) ([]float64, bool) {
+	var out []float64
+	for _, n := range [...]int{10, 100, 1000, 10000} { // BenchmarkApplyScaling's sizes
+		v, ok := metric(r, fmt.Sprintf("ApplyScaling/refused=%s/ops=%d", refused, n), unit)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
+}
+
+// flat reports whether no value exceeds the one before it by more than the
+// factor step.
+func flat(values []float64, step float64) bool {
+	for i := 1; i < len(values); i++ {
+		if values[i] > values[i-1]*step || math.IsNaN(values[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func joinSeries(values []float64, format string) string {
+	parts := make([]string, len(values))
+	for i, v := range values {
+		parts[i] = fmt.Sprintf(format, v)
+	}
+	return strings.Join(parts, " / ")
+}

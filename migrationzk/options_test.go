@@ -1,0 +1,15 @@
+package migrationzk
+
+import "testing"
+
+func TestValidatePath(t *testing.T) {
+	for p, ok := range map[string]bool{
+		"/": true, "/a": true, "/a/b": true, "/a.b/..c/.d": true, "/brokers/topics/t/partitions/0/state": true,
+		"": false, "a": false, "//": false, "/a/": false, "/a//b": false, "/.": false, "/..": false,
+		"/a/./b": false, "/a/../b": false, "/a/b/..": false, "/a\x00b": false, "/a\nb": false,
+	} {
+		if err := validatePath(p); (err == nil) != ok {
+			t.Errorf("validatePath(%q) = %v", p, err)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package migrationzk
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-zookeeper/zk"
+)
+
+// sessionConn is a Conn that always holds a session; only State is used.
+type sessionConn struct{ Conn }
+
+func (sessionConn) State() zk.State { return zk.StateHasSession }
+
+// The first retry of a streak of failed attempts goes out as soon as the
+// client holds a session, the next ones after the policy's pause, and an
+// answer from ZooKeeper starts a new streak. The policy here pauses an
+// hour, so a pause shows as the context ending.
+func TestRetrierPausesFromTheSecondRetryOfAStreak(t *testing.T) {
+	var made, resets int
+	x := &executor{conn: sessionConn{}, opts: buildOptions([]Option{WithBackOff(func() backoff.BackOff {
+		made++
+		return &countingBackOff{BackOff: backoff.NewConstantBackOff(time.Hour), resets: &resets}
+	})})}
+	r := x.retrier()
+	short := func() context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	for streak := 0; streak < 3; streak++ {
+		if err := r.wait(short(), zk.ErrConnectionClosed); err != nil {
+			t.Fatalf("streak %d: first retry paused: %v", streak, err)
+		}
+		if err := r.wait(short(), zk.ErrConnectionClosed); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("streak %d: second retry did not pause: %v", streak, err)
+		}
+		r.answered()
+	}
+	if made != 1 || resets != 3 {
+		t.Fatalf("policy made %d times, reset %d times; want once, and reset at each streak", made, resets)
+	}
+	if x.retrier().bo != nil {
+		t.Fatal("a retrier made its policy before it had to wait")
+	}
+}
+
+type countingBackOff struct {
+	backoff.BackOff
+	resets *int
+}
+
+func (c *countingBackOff) Reset() {
+	*c.resets++
+	c.BackOff.Reset()
+}

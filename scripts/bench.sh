@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the benchmarks of ./bench against real ZooKeeper servers, each group
+# with an iteration count that suits it, keeps their output in bench.out
+# (or $BENCH_OUT), and prints the table of the figures the performance goals
+# are judged by (internal/benchfmt). Exits non-zero when a goal does not
+# hold. BENCH_SCALE multiplies the iteration counts (default 1).
+set -euo pipefail
+export ZKWRITER_REQUIRE_ZK=1
+out="${BENCH_OUT:-bench.out}"
+scale="${BENCH_SCALE:-1}"
+: >"$out"
+
+note() { echo "# $*" | tee -a "$out"; }
+run() {
+	local pattern="$1" times="$2"
+	local n=$((times * scale))
+	note "go test ./bench -run '^\$' -bench '$pattern' -benchtime ${n}x -benchmem -count 1 -timeout 60m"
+	go test ./bench -run '^$' -bench "$pattern" -benchtime "${n}x" -benchmem -count 1 -timeout 60m 2>&1 | tee -a "$out"
+}
+
+note "load before: $(uptime | sed 's/.*load average/load average/')"
+run '^BenchmarkCheckpoint$' 3000
+run '^BenchmarkCheckpointMemory$' 3000
+run '^BenchmarkDualWrite$' 20
+run '^BenchmarkRecovery$' 20
+run '^BenchmarkApplyScaling$' 5
+note "load after: $(uptime | sed 's/.*load average/load average/')"
+echo
+go run ./internal/benchfmt "$out"
