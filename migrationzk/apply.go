@@ -323,7 +323,10 @@ func (b *batch) send(ctx context.Context, r *retrier, txn []int, last bool) erro
 		var content []byte // and its /migration data
 		var final bool     // whether that is the final checkpoint
 		var res []zk.MultiResponse
-		send := func() error {
+		var reqs []interface{}
+		// prepare picks the ops of the next attempt; it runs on this
+		// goroutine, send on one that a cancelled context may abandon.
+		prepare := func() {
 			var all bool
 			ops, all = p.request(b.sizes, w.x.opts.maxRequestBytes-b.overhead(len(b.prev)))
 			final = all && last
@@ -331,7 +334,7 @@ func (b *batch) send(ctx context.Context, r *retrier, txn []int, last bool) erro
 			if final {
 				content = b.final
 			}
-			reqs := make([]interface{}, 0, len(ops)+firstOpIndex)
+			reqs = make([]interface{}, 0, len(ops)+firstOpIndex)
 			reqs = append(reqs,
 				&zk.CheckVersionRequest{Path: w.epochPath, Version: fence},
 				&zk.SetDataRequest{Path: w.migrationPath, Data: content, Version: b.version})
@@ -346,6 +349,8 @@ func (b *batch) send(ctx context.Context, r *retrier, txn []int, last bool) erro
 					reqs = append(reqs, &zk.DeleteRequest{Path: path, Version: op.version})
 				}
 			}
+		}
+		send := func() error {
 			var err error
 			res, err = w.x.conn.Multi(reqs...)
 			return err
@@ -356,6 +361,7 @@ func (b *batch) send(ctx context.Context, r *retrier, txn []int, last bool) erro
 		o, err := w.x.run(ctx, r, write{
 			path:     w.migrationPath,
 			expected: b.version,
+			prepare:  prepare,
 			send:     send,
 			verify: func(ctx context.Context, r *retrier, rejection error, resent bool) (bool, error) {
 				landed, err := b.verify(ctx, r, p, ops, content, res, resent)

@@ -279,6 +279,10 @@ type write struct {
 	// path names the write in logs and errors.
 	path     string
 	expected int32
+	// prepare, if set, readies the request before each attempt. It runs on
+	// the caller's goroutine; send may run on one that a cancelled context
+	// abandons, so only send may touch what the request returns.
+	prepare func()
 	// send performs the request once.
 	send func() error
 	// verify rereads ZooKeeper after a rejection of send and decides
@@ -342,6 +346,9 @@ func (x *executor) run(ctx context.Context, r *retrier, w write) (outcome, error
 		x.stats.attempts.Add(1)
 		if attempt > 1 {
 			x.stats.retries.Add(1)
+		}
+		if w.prepare != nil {
+			w.prepare()
 		}
 		err := x.call(ctx, w.send)
 		if err == errAbandoned {

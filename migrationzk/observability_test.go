@@ -12,9 +12,9 @@ import (
 
 // TestLogAttributes checks the structured records of a write whose
 // acknowledgement was lost: the resend is logged with path,
-// expected_version and attempt, and the recovery with path,
-// expected_version, attempt and outcome=recovered, under these stable
-// names.
+// expected_version and attempt; the recovery with path, expected_version,
+// attempt and outcome=recovered; and the call's own record with path,
+// expected_version, version and outcome, under these stable names.
 // Fault: the reply to the fenced /migration transaction is dropped after
 // the server applied it.
 func TestLogAttributes(t *testing.T) {
@@ -32,7 +32,7 @@ func TestLogAttributes(t *testing.T) {
 		t.Fatalf("Update: recovered %v, %v", next.Recovered, err)
 	}
 
-	var resend, recovered map[string]any
+	var resend, recovered, call map[string]any
 	dec := json.NewDecoder(&buf)
 	for dec.More() {
 		var rec map[string]any
@@ -40,14 +40,16 @@ func TestLogAttributes(t *testing.T) {
 			t.Fatalf("log record: %v", err)
 		}
 		switch {
-		case rec["outcome"] == "recovered":
+		case rec["outcome"] == "recovered" && rec["attempt"] != nil:
 			recovered = rec
+		case rec["outcome"] == "recovered":
+			call = rec
 		case rec["level"] == "DEBUG" && resend == nil:
 			resend = rec
 		}
 	}
-	if resend == nil || recovered == nil {
-		t.Fatalf("records: resend %v, recovered %v", resend, recovered)
+	if resend == nil || recovered == nil || call == nil {
+		t.Fatalf("records: resend %v, recovered %v, call %v", resend, recovered, call)
 	}
 	want := map[string]any{"path": c.p("/migration"), "expected_version": float64(s.MigrationZkVersion), "attempt": float64(1)}
 	for k, v := range want {
@@ -59,6 +61,13 @@ func TestLogAttributes(t *testing.T) {
 	for k, v := range want {
 		if recovered[k] != v {
 			t.Errorf("recovery record: %s = %v, want %v (%v)", k, recovered[k], v, recovered)
+		}
+	}
+	delete(want, "attempt")
+	want["version"] = float64(next.MigrationZkVersion)
+	for k, v := range want {
+		if call[k] != v {
+			t.Errorf("call record: %s = %v, want %v (%v)", k, call[k], v, call)
 		}
 	}
 }
