@@ -443,17 +443,11 @@ func (b *batch) verify(ctx context.Context, r *retrier, p *pacer, ops []int, con
 		return false, nil
 	}
 	fence := b.s.ZkControllerEpochZkVersion
-	if err := w.x.sync(ctx, r, w.migrationPath); err != nil {
-		return false, err
-	}
-	epoch, err := w.x.get(ctx, r, w.epochPath)
+	zs, err := w.x.reread(ctx, r, w.migrationPath, w.epochPath)
 	if err != nil {
 		return false, err
 	}
-	cur, err := w.x.get(ctx, r, w.migrationPath)
-	if err != nil {
-		return false, err
-	}
+	cur, epoch := zs[0], zs[1]
 	mine := intent{kind: kindSetData, expected: b.version, data: content, chk: checker.MigrationState{}}
 	ok, cerr := transactionLanded(mine, cur, fence, epoch)
 	if ok {

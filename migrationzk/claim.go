@@ -53,10 +53,11 @@ func (w *Writer) claim(ctx context.Context, s State) (State, outcome, error) {
 }
 
 func (w *Writer) claimOnce(ctx context.Context, r *retrier, s State) (State, outcome, error) {
-	epoch, err := w.reread(ctx, r, w.epochPath)
+	zs, err := w.x.reread(ctx, r, w.epochPath, w.controllerPath)
 	if err != nil {
-		return s, outcomeError, fmt.Errorf("migrationzk: read %s: %w", w.epochPath, err)
+		return s, outcomeError, fmt.Errorf("migrationzk: read %s and %s: %w", w.epochPath, w.controllerPath, err)
 	}
+	epoch, ctl := zs[0], zs[1]
 	if !epoch.exists {
 		// A cluster whose controller never ran: start the epoch at 0.
 		if err := w.createEpoch(ctx, r); err != nil {
@@ -67,10 +68,6 @@ func (w *Writer) claimOnce(ctx context.Context, r *retrier, s State) (State, out
 	current, err := znode.DecodeControllerEpoch(epoch.data)
 	if err != nil {
 		return s, outcomeError, w.withPath(err, w.epochPath)
-	}
-	ctl, err := w.x.get(ctx, r, w.controllerPath)
-	if err != nil {
-		return s, outcomeError, fmt.Errorf("migrationzk: read %s: %w", w.controllerPath, err)
 	}
 	if ctl.exists {
 		c, err := znode.DecodeController(ctl.data)
@@ -111,20 +108,13 @@ func (w *Writer) claimOnce(ctx context.Context, r *retrier, s State) (State, out
 			return err
 		},
 		verify: func(ctx context.Context, r *retrier, _ error, _ bool) (bool, error) {
-			if err := w.x.sync(ctx, r, w.epochPath); err != nil {
-				return false, err
-			}
-			epoch, err := w.x.get(ctx, r, w.epochPath)
+			zs, err := w.x.reread(ctx, r, w.epochPath, w.controllerPath)
 			if err != nil {
 				return false, err
 			}
-			ctl, err := w.x.get(ctx, r, w.controllerPath)
-			if err != nil {
-				return false, err
-			}
-			ok, _ := claimLanded(c, epoch, ctl)
+			ok, _ := claimLanded(c, zs[0], zs[1])
 			if ok {
-				newVersion = epoch.version
+				newVersion = zs[0].version
 				return true, nil
 			}
 			// Someone else moved /controller_epoch or /controller: read
@@ -204,21 +194,14 @@ func (w *Writer) release(ctx context.Context, s State) (State, outcome, error) {
 			return err
 		},
 		verify: func(ctx context.Context, r *retrier, _ error, _ bool) (bool, error) {
-			if err := w.x.sync(ctx, r, w.epochPath); err != nil {
-				return false, err
-			}
-			epoch, err := w.x.get(ctx, r, w.epochPath)
+			zs, err := w.x.reread(ctx, r, w.epochPath, w.controllerPath)
 			if err != nil {
 				return false, err
 			}
-			if !epoch.exists || epoch.version != fence {
+			if epoch := zs[0]; !epoch.exists || epoch.version != fence {
 				return false, errMoved
 			}
-			ctl, err := w.x.get(ctx, r, w.controllerPath)
-			if err != nil {
-				return false, err
-			}
-			if ok, _ := landed(intent{kind: kindDelete, expected: -1}, ctl); ok {
+			if ok, _ := landed(intent{kind: kindDelete, expected: -1}, zs[1]); ok {
 				return true, nil
 			}
 			return false, nil

@@ -58,13 +58,11 @@ func ConditionalUpdate(ctx context.Context, conn Conn, path string, data []byte,
 			return err
 		},
 		verify: func(ctx context.Context, r *retrier, rejection error, _ bool) (bool, error) {
-			if err := x.sync(ctx, r, full); err != nil {
-				return false, err
-			}
-			cur, err := x.get(ctx, r, full)
+			zs, err := x.reread(ctx, r, full)
 			if err != nil {
 				return false, err
 			}
+			cur := zs[0]
 			ok, cerr := landed(mine, cur)
 			if ok {
 				newVersion = cur.version
@@ -112,13 +110,11 @@ func ConditionalDelete(ctx context.Context, conn Conn, path string, version int3
 			return err
 		},
 		verify: func(ctx context.Context, r *retrier, _ error, _ bool) (bool, error) {
-			if err := x.sync(ctx, r, full); err != nil {
-				return false, err
-			}
-			cur, err := x.get(ctx, r, full)
+			zs, err := x.reread(ctx, r, full)
 			if err != nil {
 				return false, err
 			}
+			cur := zs[0]
 			if ok, _ := landed(intent{kind: kindDelete, expected: version}, cur); ok {
 				return true, nil
 			}

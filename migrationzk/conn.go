@@ -273,6 +273,22 @@ func (x *executor) sync(ctx context.Context, r *retrier, path string) error {
 	return err
 }
 
+// reread syncs, then reads each path: what ZooKeeper holds after every
+// write committed before the sync, even through a member that lags.
+func (x *executor) reread(ctx context.Context, r *retrier, paths ...string) ([]znodeState, error) {
+	if err := x.sync(ctx, r, paths[0]); err != nil {
+		return nil, err
+	}
+	cur := make([]znodeState, len(paths))
+	for i, p := range paths {
+		var err error
+		if cur[i], err = x.get(ctx, r, p); err != nil {
+			return nil, err
+		}
+	}
+	return cur, nil
+}
+
 // write is one request that changes ZooKeeper, with what is needed to tell
 // after a rejection whether an earlier copy of it landed.
 type write struct {

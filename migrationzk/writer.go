@@ -273,10 +273,11 @@ func (w *Writer) setInitial(ctx context.Context, r *retrier, initial State, data
 
 // reread syncs and reads one znode.
 func (w *Writer) reread(ctx context.Context, r *retrier, path string) (znodeState, error) {
-	if err := w.x.sync(ctx, r, path); err != nil {
+	cur, err := w.x.reread(ctx, r, path)
+	if err != nil {
 		return znodeState{}, err
 	}
-	return w.x.get(ctx, r, path)
+	return cur[0], nil
 }
 
 func (w *Writer) withPath(err error, path string) error {
@@ -349,19 +350,17 @@ func (w *Writer) update(ctx context.Context, s State) (State, outcome, error) {
 		expected: s.MigrationZkVersion,
 		send:     send,
 		verify: func(ctx context.Context, r *retrier, _ error, _ bool) (bool, error) {
-			if err := w.x.sync(ctx, r, w.migrationPath); err != nil {
-				return false, err
-			}
-			epoch := znodeState{exists: true, version: fence}
+			paths := []string{w.migrationPath}
 			if fence >= 0 {
-				var err error
-				if epoch, err = w.x.get(ctx, r, w.epochPath); err != nil {
-					return false, err
-				}
+				paths = append(paths, w.epochPath)
 			}
-			cur, err := w.x.get(ctx, r, w.migrationPath)
+			zs, err := w.x.reread(ctx, r, paths...)
 			if err != nil {
 				return false, err
+			}
+			cur, epoch := zs[0], znodeState{exists: true, version: fence}
+			if fence >= 0 {
+				epoch = zs[1]
 			}
 			ok, cerr := transactionLanded(mine, cur, fence, epoch)
 			if ok {
