@@ -106,7 +106,11 @@ func (w *Writer) finish(start time.Time, call, path string, expected, version in
 		if o == outcomeRecovered {
 			level = slog.LevelInfo
 		}
-		log.Log(context.Background(), level, call, "path", path, "expected_version", expected, "version", version, "outcome", o.String())
+		// Check first: boxing the versions for a record nobody reads would
+		// cost allocations on every write.
+		if ctx := context.Background(); log.Enabled(ctx, level) {
+			log.Log(ctx, level, call, "path", path, "expected_version", expected, "version", version, "outcome", o.String())
+		}
 	}
 	w.counters.observe(o, time.Since(start))
 }
