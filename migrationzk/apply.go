@@ -92,10 +92,15 @@ type OpResult struct {
 // Apply writes a dual-write batch: ops in order, packed into as few
 // ZooKeeper transactions as the maximum request size allows. Every
 // transaction is fenced by a check of /controller_epoch at
-// s.ZkControllerEpochZkVersion and ends with a conditional SetData of
-// /migration, which proves whether it landed. Transactions before the last
-// rewrite /migration with the content it already had; the last writes s, so
-// the checkpoint moves only once every op of the batch is in ZooKeeper.
+// s.ZkControllerEpochZkVersion and carries a conditional SetData of
+// /migration, which proves whether it landed: [Check /controller_epoch,
+// SetData /migration, ops...], the layout Kafka uses for each of its
+// requests. With /migration ahead of the ops, a resend after a lost
+// acknowledgement is refused at /migration before any op, and a refusal
+// reported at an op proves the transaction did not land, so it needs no
+// reread. Transactions before the last rewrite /migration with the content
+// it already had; the last writes s, so the checkpoint moves only once every
+// op of the batch is in ZooKeeper.
 //
 // An op that ZooKeeper refuses on its own account (NodeExists, NoNode,
 // BadVersion, NotEmpty on its own path) is reported in its OpResult as an
