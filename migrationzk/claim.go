@@ -8,7 +8,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/checker"
-	"github.com/kraftmigration/zkwriter/internal/wire"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -133,32 +132,10 @@ func (w *Writer) claimOnce(ctx context.Context, r *retrier, s State) (State, out
 // createEpoch creates /controller_epoch holding 0; one that appeared
 // meanwhile is as good.
 func (w *Writer) createEpoch(ctx context.Context, r *retrier) error {
-	data := znode.EncodeControllerEpoch(0)
-	if size := wire.CreateSize(w.epochPath, data, w.x.opts.acl); size > w.x.opts.maxRequestBytes {
-		return fmt.Errorf("%w: creating %s takes %d bytes", ErrTooLarge, w.epochPath, size)
+	_, err := w.create(ctx, r, w.epochPath, znode.EncodeControllerEpoch(0), checker.ControllerEpoch{})
+	if errors.Is(err, errReread) {
+		return nil
 	}
-	mine := intent{kind: kindCreate, data: data, chk: checker.ControllerEpoch{}}
-	_, err := w.x.run(ctx, r, write{
-		path:     w.epochPath,
-		expected: -1,
-		send: func() error {
-			_, err := w.x.conn.Create(w.epochPath, data, 0, w.x.opts.acl)
-			return err
-		},
-		verify: func(ctx context.Context, r *retrier, rejection error, _ bool) (bool, error) {
-			if errors.Is(rejection, zk.ErrNoNode) {
-				return false, fmt.Errorf("migrationzk: create %s: parent missing: %w", w.epochPath, rejection)
-			}
-			cur, err := w.reread(ctx, r, w.epochPath)
-			if err != nil {
-				return false, err
-			}
-			if ok, _ := landed(mine, cur); ok || cur.exists {
-				return true, nil
-			}
-			return false, nil
-		},
-	})
 	return err
 }
 

@@ -23,31 +23,20 @@ import (
 // Options: WithBackOff, WithLogger, WithRoot (prefixes path) and
 // WithMaxRequestBytes.
 func ConditionalUpdate(ctx context.Context, conn Conn, path string, data []byte, version int32, chk checker.Checker, opts ...Option) (int32, error) {
-	o := buildOptions(opts)
-	if o.err != nil {
-		return -1, o.err
-	}
-	if err := validatePath(path); err != nil {
-		return -1, invalidf("path %q: %v", path, err)
-	}
-	if version < 0 {
-		return -1, invalidf("version %d: a conditional update needs the version it expects", version)
+	x, full, err := single(conn, opts, path, version, "update")
+	if err != nil {
+		return -1, err
 	}
 	if chk == nil {
 		chk = checker.Bytes{}
 	}
-	full := o.root + path
-	if full == "" {
-		full = "/"
+	if size := wire.SetDataSize(full, data); size > x.opts.maxRequestBytes {
+		return -1, fmt.Errorf("%w: writing %s takes %d bytes, limit %d", ErrTooLarge, full, size, x.opts.maxRequestBytes)
 	}
-	if size := wire.SetDataSize(full, data); size > o.maxRequestBytes {
-		return -1, fmt.Errorf("%w: writing %s takes %d bytes, limit %d", ErrTooLarge, full, size, o.maxRequestBytes)
-	}
-	x := &executor{conn: conn, opts: o, stats: &counters{}}
 	mine := intent{kind: kindSetData, expected: version, data: data, chk: chk}
 	var newVersion int32
 	r := x.retrier()
-	_, err := x.run(ctx, r, write{
+	_, err = x.run(ctx, r, write{
 		path:     full,
 		expected: version,
 		send: func() error {
@@ -86,21 +75,16 @@ func ConditionalUpdate(ctx context.Context, conn Conn, path string, data []byte,
 // resent delete finds it so, and ZooKeeper cannot say who removed it. A
 // znode found at another version is a *ConflictError.
 func ConditionalDelete(ctx context.Context, conn Conn, path string, version int32, opts ...Option) error {
-	o := buildOptions(opts)
-	if o.err != nil {
-		return o.err
+	if path == "/" {
+		return invalidf("path %q: the root cannot be deleted", path)
 	}
-	if err := validatePath(path); err != nil || path == "/" {
-		return invalidf("path %q: %v", path, err)
+	x, full, err := single(conn, opts, path, version, "delete")
+	if err != nil {
+		return err
 	}
-	if version < 0 {
-		return invalidf("version %d: a conditional delete needs the version it expects", version)
-	}
-	full := o.root + path
-	x := &executor{conn: conn, opts: o, stats: &counters{}}
 	del := &zk.DeleteRequest{Path: full, Version: version}
 	r := x.retrier()
-	_, err := x.run(ctx, r, write{
+	_, err = x.run(ctx, r, write{
 		path:     full,
 		expected: version,
 		send: func() error {
@@ -122,4 +106,24 @@ func ConditionalDelete(ctx context.Context, conn Conn, path string, version int3
 		},
 	})
 	return err
+}
+
+// single readies a one-znode write: the options, the path under the root,
+// and the version it is conditioned on.
+func single(conn Conn, opts []Option, path string, version int32, what string) (*executor, string, error) {
+	o := buildOptions(opts)
+	if o.err != nil {
+		return nil, "", o.err
+	}
+	if err := validatePath(path); err != nil {
+		return nil, "", invalidf("path %q: %v", path, err)
+	}
+	if version < 0 {
+		return nil, "", invalidf("version %d: a conditional %s needs the version it expects", version, what)
+	}
+	full := o.root + path
+	if path == "/" && o.root != "" {
+		full = o.root
+	}
+	return &executor{conn: conn, opts: o, stats: &counters{}}, full, nil
 }

@@ -246,3 +246,20 @@ func TestStaleSession(t *testing.T) {
 	}
 	c.checkMatches(next)
 }
+
+// Fault: none. Under a root, the path "/" is the root znode itself.
+func TestConditionalUpdateOfRoot(t *testing.T) {
+	c := newCluster(t)
+	c.create("/chroot", []byte("a"))
+	root := c.p("/chroot")
+	v, err := migrationzk.ConditionalUpdate(testContext(t), c.conn, "/", []byte("b"), 0, nil, migrationzk.WithRoot(root))
+	if err != nil || v != 1 {
+		t.Fatalf("version %d, %v", v, err)
+	}
+	if data, _ := c.get("/chroot"); string(data) != "b" {
+		t.Fatalf("/chroot holds %q", data)
+	}
+	if err := migrationzk.ConditionalDelete(testContext(t), c.conn, "/", 1, migrationzk.WithRoot(root)); !errors.Is(err, migrationzk.ErrInvalidArgument) {
+		t.Fatalf("delete of the root: %v", err)
+	}
+}

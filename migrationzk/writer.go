@@ -219,32 +219,45 @@ func (w *Writer) getOrCreate(ctx context.Context, initial State) (State, outcome
 }
 
 func (w *Writer) createInitial(ctx context.Context, r *retrier, initial State, data []byte) (outcome, State, error) {
-	mine := intent{kind: kindCreate, expected: -1, data: data, chk: checker.MigrationState{}}
-	o, err := w.x.run(ctx, r, write{
-		path:     w.migrationPath,
+	o, err := w.create(ctx, r, w.migrationPath, data, checker.MigrationState{})
+	st := initial
+	st.MigrationZkVersion = 0
+	st.LastUpdated = w.x.opts.now()
+	return o, st, err
+}
+
+// create creates a persistent znode at path holding data. When the znode
+// exists already and is not one this call created, it returns errReread:
+// the caller reads what is there.
+func (w *Writer) create(ctx context.Context, r *retrier, path string, data []byte, chk checker.Checker) (outcome, error) {
+	if size := wire.CreateSize(path, data, w.x.opts.acl); size > w.x.opts.maxRequestBytes {
+		return outcomeError, fmt.Errorf("%w: creating %s takes %d bytes, limit %d", ErrTooLarge, path, size, w.x.opts.maxRequestBytes)
+	}
+	mine := intent{kind: kindCreate, expected: -1, data: data, chk: chk}
+	return w.x.run(ctx, r, write{
+		path:     path,
 		expected: -1,
 		send: func() error {
-			_, err := w.x.conn.Create(w.migrationPath, data, 0, w.x.opts.acl)
+			_, err := w.x.conn.Create(path, data, 0, w.x.opts.acl)
 			return err
 		},
 		verify: func(ctx context.Context, r *retrier, rejection error, _ bool) (bool, error) {
 			if errors.Is(rejection, zk.ErrNoNode) {
-				return false, fmt.Errorf("migrationzk: create %s: parent missing: %w", w.migrationPath, rejection)
+				return false, fmt.Errorf("migrationzk: create %s: parent missing: %w", path, rejection)
 			}
-			cur, err := w.reread(ctx, r, w.migrationPath)
+			cur, err := w.reread(ctx, r, path)
 			if err != nil {
 				return false, err
 			}
 			if ok, _ := landed(mine, cur); ok {
 				return true, nil
 			}
-			return false, errReread // someone else created it: read what is there
+			if cur.exists {
+				return false, errReread // someone else's: read what is there
+			}
+			return false, nil // gone again: create it
 		},
 	})
-	st := initial
-	st.MigrationZkVersion = 0
-	st.LastUpdated = w.x.opts.now()
-	return o, st, err
 }
 
 func (w *Writer) setInitial(ctx context.Context, r *retrier, initial State, data []byte, version int32) (outcome, State, error) {
