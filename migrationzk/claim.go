@@ -23,120 +23,162 @@ const maxClaimRounds = 20
 // version), and creates /controller naming itself (persistent).
 //
 // It is refused with a *FencedError when /controller already names a KRaft
-// controller with an epoch at least s.KRaftControllerEpoch, unless that is
-// this very controller and epoch: then an earlier claim landed, and it is
-// returned as Recovered. A /controller or /controller_epoch that does not
-// decode is reported as a *DecodeError and left alone. The returned State
-// carries the new ZkControllerEpoch and ZkControllerEpochZkVersion, which
-// fence every later write.
+// controller with an epoch at least s.KRaftControllerEpoch, as Kafka
+// refuses it, with one exception: a claim by this very controller and
+// epoch that still stands, /controller_epoch not written since the
+// transaction that created /controller, is returned as it is (a restarted
+// controller resumes its tenure instead of locking itself out). A
+// /controller naming this controller is refused when /controller_epoch has
+// moved since: the tenure that claim made may have ended. When the claim
+// found is this Writer's own from an earlier call that ended with
+// ErrOutcomeUnknown, exactly as it sent it, the returned State says
+// Recovered. A /controller or /controller_epoch that does not decode is
+// reported as a *DecodeError and left alone. The returned State carries the
+// new ZkControllerEpoch and ZkControllerEpochZkVersion, which fence every
+// later write.
 func (w *Writer) ClaimLeadership(ctx context.Context, s State) (State, error) {
 	return w.do(ctx, "claim leadership", w.epochPath, s, epochVersion, w.claim)
 }
 
-func (w *Writer) claim(ctx context.Context, s State) (State, outcome, error) {
+func (w *Writer) claim(ctx context.Context, s State) (State, verdict, error) {
 	if err := s.validate(); err != nil {
-		return s, outcomeError, err
+		return s, verdictNotLanded, err
 	}
 	if s.KRaftControllerID < 0 || s.KRaftControllerEpoch < 0 {
-		return s, outcomeError, invalidf("ClaimLeadership needs KRaftControllerID and KRaftControllerEpoch (got %d, %d)", s.KRaftControllerID, s.KRaftControllerEpoch)
+		return s, verdictNotLanded, invalidf("ClaimLeadership needs KRaftControllerID and KRaftControllerEpoch (got %d, %d)", s.KRaftControllerID, s.KRaftControllerEpoch)
 	}
-	r := w.x.retrier()
+	r := w.exec.retrier()
 	for round := 0; round < maxClaimRounds; round++ {
-		st, o, err := w.claimOnce(ctx, r, s)
-		if errors.Is(err, errReread) {
-			continue
+		st, v, err := w.claimOnce(ctx, r, s)
+		if v != verdictReread {
+			return st, v, err
 		}
-		return st, o, err
 	}
-	return s, outcomeConflict, fmt.Errorf("%w: %s and %s kept changing during the claim", ErrConflict, w.epochPath, w.controllerPath)
+	return s, verdictNotLanded, fmt.Errorf("%w: %s and %s kept changing during the claim", ErrConflict, w.epochPath, w.controllerPath)
 }
 
-func (w *Writer) claimOnce(ctx context.Context, r *retrier, s State) (State, outcome, error) {
-	zs, err := w.x.reread(ctx, r, w.epochPath, w.controllerPath)
-	if err != nil {
-		return s, outcomeError, fmt.Errorf("migrationzk: read %s and %s: %w", w.epochPath, w.controllerPath, err)
-	}
-	epoch, ctl := zs[0], zs[1]
-	if !epoch.exists {
-		// A cluster whose controller never ran: start the epoch at 0.
-		if err := w.createEpoch(ctx, r); err != nil {
-			return s, outcomeError, err
-		}
-		return s, outcomeError, errReread
-	}
-	current, err := znode.DecodeControllerEpoch(epoch.data)
-	if err != nil {
-		return s, outcomeError, w.withPath(err, w.epochPath)
-	}
-	if ctl.exists {
-		c, err := znode.DecodeController(ctl.data)
-		if err != nil {
-			return s, outcomeError, w.withPath(err, w.controllerPath)
-		}
-		if c.IsKRaft() && c.KRaftControllerEpoch >= s.KRaftControllerEpoch {
-			if c.KRaftControllerEpoch == s.KRaftControllerEpoch && c.BrokerID == s.KRaftControllerID {
-				// Our own claim, landed earlier (its acknowledgement lost).
-				st := s
-				st.ZkControllerEpoch, st.ZkControllerEpochZkVersion, st.Recovered = current, epoch.version, true
-				w.x.opts.logger.Info("leadership already claimed by this controller", "path", w.controllerPath,
-					"version", epoch.version, "outcome", "recovered")
-				return st, outcomeRecovered, nil
-			}
-			return s, outcomeFenced, &FencedError{Path: w.controllerPath, Reason: fmt.Sprintf(
-				"KRaft controller %d holds it with epoch %d; ours is %d", c.BrokerID, c.KRaftControllerEpoch, s.KRaftControllerEpoch)}
-		}
-	}
+// holder is what /controller_epoch and /controller hold before a claim.
+type holder struct {
+	epoch, controller znodeState
+	epochValue        int32
+	current           znode.Controller // decoded when controller exists
+}
 
-	c := claim{expected: epoch.version, newEpoch: current + 1, controller: s.KRaftControllerID, kraftEpoch: s.KRaftControllerEpoch}
-	reg := znode.Controller{Version: 2, BrokerID: c.controller, Timestamp: w.x.opts.now().UnixMilli(), KRaftControllerEpoch: c.kraftEpoch}
+// claimOnce reads the holder and claims over it; verdictReread sends it
+// round again when the znodes moved.
+func (w *Writer) claimOnce(ctx context.Context, r *retrier, s State) (State, verdict, error) {
+	h, created, err := w.readHolder(ctx, r)
+	if err != nil {
+		return s, verdictNotLanded, err
+	}
+	if created {
+		return s, verdictReread, nil
+	}
+	if c := w.takeDoubtfulClaim(); c != nil && claimVerdict(*c, h.epoch, h.controller, true) == verdictLanded {
+		w.exec.recovered(w.epochPath, c.expected, 0)
+		return withFence(s, c.newEpoch, h.epoch.version, true), verdictLanded, nil
+	}
+	if standingClaim(h, s.KRaftControllerID, s.KRaftControllerEpoch) {
+		w.exec.opts.logger.Info("leadership already claimed by this controller and epoch", "path", w.controllerPath, "version", h.epoch.version)
+		return withFence(s, h.epochValue, h.epoch.version, false), verdictAcked, nil
+	}
+	if h.controller.exists {
+		if err := w.claimRefusal(h.current, s.KRaftControllerEpoch); err != nil {
+			return s, verdictNotLanded, err
+		}
+	}
+	c := claim{expected: h.epoch.version, newEpoch: h.epochValue + 1, controller: s.KRaftControllerID, kraftEpoch: s.KRaftControllerEpoch}
+	version, v, err := w.sendClaim(ctx, r, c, h)
+	if err != nil || v == verdictReread {
+		return s, v, err
+	}
+	return withFence(s, c.newEpoch, version, v == verdictLanded), v, nil
+}
+
+// withFence returns s fenced by a claim that left /controller_epoch holding
+// epoch at version.
+func withFence(s State, epoch, version int32, recovered bool) State {
+	s.ZkControllerEpoch, s.ZkControllerEpochZkVersion, s.Recovered = epoch, version, recovered
+	return s
+}
+
+// readHolder syncs and reads /controller_epoch and /controller. On a
+// cluster whose controller never ran it creates /controller_epoch (epoch
+// 0) instead and reports created: the caller reads again.
+func (w *Writer) readHolder(ctx context.Context, r *retrier) (h holder, created bool, err error) {
+	zs, err := w.exec.reread(ctx, r, w.epochPath, w.controllerPath)
+	if err != nil {
+		return h, false, fmt.Errorf("migrationzk: read %s and %s: %w", w.epochPath, w.controllerPath, err)
+	}
+	h = holder{epoch: zs[0], controller: zs[1]}
+	if !h.epoch.exists {
+		_, err := w.create(ctx, r, w.epochPath, znode.EncodeControllerEpoch(0), checker.ControllerEpoch{})
+		return h, err == nil, err
+	}
+	if h.epochValue, err = znode.DecodeControllerEpoch(h.epoch.data); err != nil {
+		return h, false, w.withPath(err, w.epochPath)
+	}
+	if h.controller.exists {
+		if h.current, err = znode.DecodeController(h.controller.data); err != nil {
+			return h, false, w.withPath(err, w.controllerPath)
+		}
+	}
+	return h, false, nil
+}
+
+// sendClaim sends claim c over holder h and returns the version it left
+// /controller_epoch at. A call that ends with the outcome unknown leaves c
+// for the next call to find.
+func (w *Writer) sendClaim(ctx context.Context, r *retrier, c claim, h holder) (int32, verdict, error) {
+	reg := znode.Controller{Version: 2, BrokerID: c.controller, Timestamp: w.exec.opts.now().UnixMilli(), KRaftControllerEpoch: c.kraftEpoch}
 	reqs := []interface{}{&zk.SetDataRequest{Path: w.epochPath, Data: znode.EncodeControllerEpoch(c.newEpoch), Version: c.expected}}
-	if ctl.exists {
-		reqs = append(reqs, &zk.DeleteRequest{Path: w.controllerPath, Version: ctl.version})
+	if h.controller.exists {
+		reqs = append(reqs, &zk.DeleteRequest{Path: w.controllerPath, Version: h.controller.version})
 	}
-	reqs = append(reqs, &zk.CreateRequest{Path: w.controllerPath, Data: reg.Encode(), Acl: w.x.opts.acl})
-
-	var newVersion int32
-	o, err := w.x.run(ctx, r, write{
+	reqs = append(reqs, &zk.CreateRequest{Path: w.controllerPath, Data: reg.Encode(), Acl: w.exec.opts.acl})
+	var version int32
+	v, err := w.exec.run(ctx, r, write{
 		path:     w.epochPath,
 		expected: c.expected,
 		send: func() error {
-			res, err := w.x.conn.Multi(reqs...)
+			res, err := w.exec.conn.Multi(reqs...)
 			if err == nil {
-				newVersion = res[0].Stat.Version
+				version = res[0].Stat.Version
 			}
 			return err
 		},
-		verify: func(ctx context.Context, r *retrier, _ error, _ bool) (bool, error) {
-			zs, err := w.x.reread(ctx, r, w.epochPath, w.controllerPath)
+		verify: func(ctx context.Context, r *retrier, _ error, resent bool) (verdict, error) {
+			zs, err := w.exec.reread(ctx, r, w.epochPath, w.controllerPath)
 			if err != nil {
-				return false, err
+				return verdictNotLanded, err
 			}
-			ok, _ := claimLanded(c, zs[0], zs[1])
-			if ok {
-				newVersion = zs[0].version
-				return true, nil
+			v := claimVerdict(c, zs[0], zs[1], resent)
+			if v == verdictLanded {
+				version = zs[0].version
 			}
-			// Someone else moved /controller_epoch or /controller: read
-			// again and decide afresh (a newer KRaft controller fences us).
-			return false, errReread
+			return v, nil
 		},
 	})
-	if err != nil {
-		return s, o, err
+	if errors.Is(err, ErrOutcomeUnknown) {
+		w.setDoubtfulClaim(c)
 	}
-	st := s
-	st.ZkControllerEpoch, st.ZkControllerEpochZkVersion, st.Recovered = c.newEpoch, newVersion, o == outcomeRecovered
-	return st, o, nil
+	return version, v, err
 }
 
-// createEpoch creates /controller_epoch holding 0; one that appeared
-// meanwhile is as good.
-func (w *Writer) createEpoch(ctx context.Context, r *retrier) error {
-	_, err := w.create(ctx, r, w.epochPath, znode.EncodeControllerEpoch(0), checker.ControllerEpoch{})
-	if errors.Is(err, errReread) {
-		return nil
-	}
-	return err
+// setDoubtfulClaim records c, whose outcome is unknown.
+func (w *Writer) setDoubtfulClaim(c claim) {
+	w.mu.Lock()
+	w.doubtfulClaim = &c
+	w.mu.Unlock()
+}
+
+// takeDoubtfulClaim returns and forgets the claim in doubt, if any.
+func (w *Writer) takeDoubtfulClaim() *claim {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.doubtfulClaim
+	w.doubtfulClaim = nil
+	return c
 }
 
 // ReleaseLeadership gives up the leadership claimed with s: it deletes
@@ -149,49 +191,38 @@ func (w *Writer) ReleaseLeadership(ctx context.Context, s State) (State, error) 
 	return w.do(ctx, "release leadership", w.controllerPath, s, epochVersion, w.release)
 }
 
-// errMoved: another controller was elected; nothing to release.
-var errMoved = errors.New("controller moved")
-
-func (w *Writer) release(ctx context.Context, s State) (State, outcome, error) {
+func (w *Writer) release(ctx context.Context, s State) (State, verdict, error) {
 	if err := s.validate(); err != nil {
-		return s, outcomeError, err
+		return s, verdictNotLanded, err
 	}
 	fence := s.ZkControllerEpochZkVersion
 	if fence < 0 {
-		return s, outcomeError, invalidf("ZkControllerEpochZkVersion %d: ReleaseLeadership needs the version from ClaimLeadership", fence)
+		return s, verdictNotLanded, invalidf("ZkControllerEpochZkVersion %d: ReleaseLeadership needs the version from ClaimLeadership", fence)
 	}
 	check := &zk.CheckVersionRequest{Path: w.epochPath, Version: fence}
 	del := &zk.DeleteRequest{Path: w.controllerPath, Version: -1}
-	r := w.x.retrier()
-	o, err := w.x.run(ctx, r, write{
+	v, err := w.exec.run(ctx, w.exec.retrier(), write{
 		path:     w.controllerPath,
 		expected: fence,
 		send: func() error {
-			_, err := w.x.conn.Multi(check, del)
+			_, err := w.exec.conn.Multi(check, del)
 			return err
 		},
-		verify: func(ctx context.Context, r *retrier, _ error, _ bool) (bool, error) {
-			zs, err := w.x.reread(ctx, r, w.epochPath, w.controllerPath)
+		verify: func(ctx context.Context, r *retrier, _ error, resent bool) (verdict, error) {
+			zs, err := w.exec.reread(ctx, r, w.epochPath, w.controllerPath)
 			if err != nil {
-				return false, err
+				return verdictNotLanded, err
 			}
-			if epoch := zs[0]; !epoch.exists || epoch.version != fence {
-				return false, errMoved
-			}
-			if ok, _ := landed(intent{kind: kindDelete, expected: -1}, zs[1]); ok {
-				return true, nil
-			}
-			return false, nil
+			return releaseVerdict(fence, zs[0], zs[1], resent), nil
 		},
 	})
-	if errors.Is(err, errMoved) {
-		w.x.opts.logger.Info("another controller was elected; nothing to release", "path", w.epochPath, "expected_version", fence)
-		err, o = nil, outcomeOK
-	}
 	if err != nil {
-		return s, o, err
+		return s, v, err
+	}
+	if v == verdictMoot {
+		w.exec.opts.logger.Info("nothing to release: another controller was elected or /controller is gone", "path", w.controllerPath, "expected_version", fence)
 	}
 	st := s
-	st.ZkControllerEpoch, st.ZkControllerEpochZkVersion, st.Recovered = -1, -1, o == outcomeRecovered
-	return st, o, nil
+	st.ZkControllerEpoch, st.ZkControllerEpochZkVersion, st.Recovered = -1, -1, v == verdictLanded
+	return st, v, nil
 }

@@ -56,7 +56,9 @@ func TestClaimFaults(t *testing.T) {
 }
 
 // Fault: none. Kafka's rule: a claim is refused when /controller holds a
-// KRaft epoch at least ours, except our own earlier claim.
+// KRaft epoch at least ours. /controller naming this very controller and
+// epoch is refused too when /controller_epoch was not raised by the same
+// transaction: a matching payload proves no tenure.
 func TestClaimEpochRules(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -68,7 +70,7 @@ func TestClaimEpochRules(t *testing.T) {
 		{"lower-kraft-epoch", znode.Controller{Version: 2, BrokerID: 3001, KRaftControllerEpoch: 4}, false, false},
 		{"equal-epoch-other-controller", znode.Controller{Version: 2, BrokerID: 3001, KRaftControllerEpoch: 5}, true, false},
 		{"higher-epoch", znode.Controller{Version: 2, BrokerID: 3001, KRaftControllerEpoch: 6}, true, false},
-		{"our-earlier-claim", znode.Controller{Version: 2, BrokerID: 3000, KRaftControllerEpoch: 5}, false, true},
+		{"our-id-and-epoch-without-the-epoch-raise", znode.Controller{Version: 2, BrokerID: 3000, KRaftControllerEpoch: 5}, true, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -177,4 +179,40 @@ func TestRelease(t *testing.T) {
 			t.Fatalf("release removed the new controller (%+v) or kept the epoch (%+v)", ctl, s)
 		}
 	})
+}
+
+// Fault: a restart (a new Writer for the same controller and KRaft epoch),
+// and /controller_epoch moved by another party after the claim while
+// /controller still names the claimant. A claim that stands is resumed as
+// it is, not as Recovered (nothing was lost); one whose /controller_epoch
+// moved is refused, by the Writer that made it as well.
+func TestClaimStandingOrEnded(t *testing.T) {
+	c := newCluster(t)
+	first, err := c.writer().ClaimLeadership(testContext(t), kraft())
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarted := c.writer()
+	s, err := restarted.ClaimLeadership(testContext(t), kraft())
+	if err != nil {
+		t.Fatalf("claim after a restart: %v", err)
+	}
+	if s.Recovered || restarted.Stats().LostAcks != 0 || s.ZkControllerEpochZkVersion != first.ZkControllerEpochZkVersion || s.ZkControllerEpoch != first.ZkControllerEpoch {
+		t.Fatalf("restart: %+v (lost acks %d), first claim %+v", s, restarted.Stats().LostAcks, first)
+	}
+	c.checkClaimed(s)
+
+	// An operator raises /controller_epoch (as rollback-fix does before it
+	// deletes /controller): the tenure ended although /controller still
+	// names us.
+	if _, err := c.admin.Set(c.p("/controller_epoch"), znode.EncodeControllerEpoch(first.ZkControllerEpoch+10), first.ZkControllerEpochZkVersion); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]*migrationzk.Writer{"same-writer": restarted, "new-writer": c.writer()} {
+		_, err := w.ClaimLeadership(testContext(t), kraft())
+		var fe *migrationzk.FencedError
+		if !errors.As(err, &fe) || fe.Path != c.p("/controller") {
+			t.Fatalf("%s: err = %v, want fenced by /controller", name, err)
+		}
+	}
 }

@@ -23,46 +23,24 @@ import (
 // Options: WithBackOff, WithLogger, WithRoot (prefixes path) and
 // WithMaxRequestBytes.
 func ConditionalUpdate(ctx context.Context, conn Conn, path string, data []byte, version int32, chk checker.Checker, opts ...Option) (int32, error) {
-	x, full, err := single(conn, opts, path, version, "update")
+	exec, full, err := single(conn, opts, path, version, "update")
 	if err != nil {
 		return -1, err
 	}
 	if chk == nil {
 		chk = checker.Bytes{}
 	}
-	if size := wire.SetDataSize(full, data); size > x.opts.maxRequestBytes {
-		return -1, fmt.Errorf("%w: writing %s takes %d bytes, limit %d", ErrTooLarge, full, size, x.opts.maxRequestBytes)
+	if size := wire.SetDataSize(full, data); size > exec.opts.maxRequestBytes {
+		return -1, fmt.Errorf("%w: writing %s takes %d bytes, limit %d", ErrTooLarge, full, size, exec.opts.maxRequestBytes)
 	}
-	mine := intent{kind: kindSetData, expected: version, data: data, chk: chk}
-	var newVersion int32
-	r := x.retrier()
-	_, err = x.run(ctx, r, write{
-		path:     full,
-		expected: version,
-		send: func() error {
-			st, err := conn.Set(full, data, version)
-			if err == nil {
-				newVersion = st.Version
-			}
-			return err
-		},
-		verify: func(ctx context.Context, r *retrier, rejection error, _ bool) (bool, error) {
-			zs, err := x.reread(ctx, r, full)
-			if err != nil {
-				return false, err
-			}
-			cur := zs[0]
-			ok, cerr := landed(mine, cur)
-			if ok {
-				newVersion = cur.version
-				return true, nil
-			}
-			if !cur.exists {
-				return false, fmt.Errorf("migrationzk: update %s: %w", full, rejection)
-			}
-			return false, &ConflictError{Path: full, ExpectedVersion: version, CurrentVersion: cur.version, CurrentData: cur.data, Err: cerr}
-		},
-	})
+	newVersion := int32(-1)
+	_, err = exec.runSingle(ctx, full, intent{kind: kindSetData, expected: version, data: data, chk: chk}, func() error {
+		st, err := conn.Set(full, data, version)
+		if err == nil {
+			newVersion = st.Version
+		}
+		return err
+	}, func(cur znodeState) { newVersion = cur.version })
 	if err != nil {
 		return -1, err
 	}
@@ -78,34 +56,39 @@ func ConditionalDelete(ctx context.Context, conn Conn, path string, version int3
 	if path == "/" {
 		return invalidf("path %q: the root cannot be deleted", path)
 	}
-	x, full, err := single(conn, opts, path, version, "delete")
+	exec, full, err := single(conn, opts, path, version, "delete")
 	if err != nil {
 		return err
 	}
 	del := &zk.DeleteRequest{Path: full, Version: version}
-	r := x.retrier()
-	_, err = x.run(ctx, r, write{
-		path:     full,
-		expected: version,
-		send: func() error {
-			// Sent as a one-op multi, which keeps Conn to the methods it
-			// already has.
-			_, err := conn.Multi(del)
-			return err
-		},
-		verify: func(ctx context.Context, r *retrier, _ error, _ bool) (bool, error) {
-			zs, err := x.reread(ctx, r, full)
+	_, err = exec.runSingle(ctx, full, intent{kind: kindDelete, expected: version}, func() error {
+		// Sent as a one-op multi, which keeps Conn to the methods it
+		// already has.
+		_, err := conn.Multi(del)
+		return err
+	}, nil)
+	return err
+}
+
+// runSingle runs a write of one znode at path, judged after a rejection by
+// conditionalVerdict; onLanded, if set, sees the reread that proved it.
+func (e *executor) runSingle(ctx context.Context, path string, mine intent, send func() error, onLanded func(znodeState)) (verdict, error) {
+	return e.run(ctx, e.retrier(), write{
+		path:     path,
+		expected: mine.expected,
+		send:     send,
+		verify: func(ctx context.Context, r *retrier, rejection error, resent bool) (verdict, error) {
+			zs, err := e.reread(ctx, r, path)
 			if err != nil {
-				return false, err
+				return verdictNotLanded, err
 			}
-			cur := zs[0]
-			if ok, _ := landed(intent{kind: kindDelete, expected: version}, cur); ok {
-				return true, nil
+			v, err := conditionalVerdict(mine, path, rejection, zs[0], resent)
+			if v == verdictLanded && onLanded != nil {
+				onLanded(zs[0])
 			}
-			return false, &ConflictError{Path: full, ExpectedVersion: version, CurrentVersion: cur.version, CurrentData: cur.data}
+			return v, err
 		},
 	})
-	return err
 }
 
 // single readies a one-znode write: the options, the path under the root,

@@ -1,21 +1,55 @@
 package migrationzk
 
-// This file holds the decision the package exists for: after ZooKeeper
-// rejected a write (BadVersion, NodeExists, NoNode, a failed multi), did an
-// earlier copy of that same write land? A client resends a request
-// unchanged when its connection drops; if the first copy had committed, the
-// resend is rejected although nothing is wrong. Treating that rejection as a
-// conflict leaves the caller with a stale znode version forever. Treating a
-// real conflict as success loses data. So the writer rereads the znode on
-// the same session, after a sync, and applies the rules below; nothing else
-// in the package decides.
+// This file is the whole answer to "did my write land?". A client resends a
+// request unchanged when its connection drops; if the first copy had
+// committed, ZooKeeper rejects the resend (BadVersion, NodeExists, NoNode, a
+// failed multi) although nothing is wrong. Taking that rejection for a
+// conflict leaves the caller with a stale znode version forever; taking a
+// real conflict for success loses data. So after a rejection the writer
+// rereads the znodes on the same session, after a sync, and the rules below
+// give the verdict. Nothing else in the package decides.
+//
+// A write counts as ours only with exact evidence: the version it must have
+// produced (expected+1 for SetData, 0 for a create) and, for a fenced
+// write, /controller_epoch still at the version that fenced it. Content
+// that merely matches is never enough: another writer may have written the
+// same bytes.
 
 import (
-	"bytes"
 	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/checker"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// verdict is what the rules conclude about a write ZooKeeper rejected.
+type verdict uint8
+
+const (
+	// verdictNotLanded: the write did not land; the error returned with
+	// it says why and is the call's result.
+	verdictNotLanded verdict = iota
+	// verdictLanded: an earlier copy of the write landed; its
+	// acknowledgement was lost.
+	verdictLanded
+	// verdictResend: the write did not land and nothing stands in its way:
+	// send it, amended where the verdict says, again.
+	verdictResend
+	// verdictReread: the write did not land and the znodes hold someone
+	// else's state: read them again and decide afresh.
+	verdictReread
+	// verdictMoot: the write did not land and need not: what it was for
+	// holds already.
+	verdictMoot
+	// verdictEarlier: a transaction of ours with this content landed, but
+	// not a copy this call sent; its ops are judged one by one (opHeld).
+	verdictEarlier
+	// verdictAcked is no verdict of these rules: ZooKeeper acknowledged
+	// the write.
+	verdictAcked
 )
 
 // intent is one znode write as it was sent.
@@ -28,31 +62,21 @@ type intent struct {
 	chk      checker.Checker
 }
 
-// landed decides from a reread whether the write in landed.
-//
-//   - SetData landed iff the znode exists at exactly expected+1 (every
-//     setData bumps the version by one, so any later write shows more) and
-//     the checker finds its bytes equivalent to ours. An unconditional
-//     SetData cannot be told apart from someone else's and never counts.
-//   - Create landed iff the znode exists at version 0 with equivalent bytes.
-//   - Delete landed iff the znode is gone.
-//
-// A checker error (current bytes that do not decode) means not landed; the
-// error is returned for the caller's report.
-func landed(in intent, cur znodeState) (bool, error) {
-	switch in.kind {
-	case kindSetData:
-		if in.expected < 0 || !cur.exists || cur.version != in.expected+1 {
-			return false, nil
-		}
-	case kindCreate:
-		if !cur.exists || cur.version != 0 {
-			return false, nil
-		}
-	case kindDelete:
+// holds reports whether cur shows the write in: a SetData at exactly
+// expected+1 (every setData bumps the version by one, so a later write
+// shows more; an unconditional one cannot be told from another's), a
+// create at version 0, with bytes the checker finds equivalent; a delete
+// by the znode being gone. A checker error means no.
+func holds(in intent, cur znodeState) (bool, error) {
+	switch {
+	case in.kind == kindDelete:
 		return !cur.exists, nil
-	default:
-		return false, errors.New("migrationzk: unknown write kind")
+	case !cur.exists:
+		return false, nil
+	case in.kind == kindSetData && (in.expected < 0 || cur.version != in.expected+1):
+		return false, nil
+	case in.kind == kindCreate && cur.version != 0:
+		return false, nil
 	}
 	chk := in.chk
 	if chk == nil {
@@ -61,16 +85,118 @@ func landed(in intent, cur znodeState) (bool, error) {
 	return chk.Landed(in.data, cur.data)
 }
 
-// transactionLanded decides whether a fenced transaction, [Check
-// /controller_epoch at fence, ..., SetData /migration at expected], landed:
-// its /migration write landed and /controller_epoch is still at the version
-// that fenced it. The /migration write is what proves the transaction, since
-// all of a multi's ops commit together.
-func transactionLanded(migration intent, cur znodeState, fence int32, epoch znodeState) (bool, error) {
-	if !epoch.exists || epoch.version != fence {
-		return false, nil
+// createVerdict judges a rejected create of path. A missing parent cannot
+// be mended by sending again. Only a copy sent earlier in this call can be
+// ours; a znode that is there otherwise is someone else's, read again by
+// the caller (which reports data that does not decode).
+func createVerdict(in intent, path string, rejection error, cur znodeState, resent bool) (verdict, error) {
+	if errors.Is(rejection, zk.ErrNoNode) {
+		return verdictNotLanded, fmt.Errorf("migrationzk: create %s: parent missing: %w", path, rejection)
 	}
-	return landed(migration, cur)
+	if ok, _ := holds(in, cur); ok && resent {
+		return verdictLanded, nil
+	}
+	if cur.exists {
+		return verdictReread, nil
+	}
+	return verdictResend, nil // gone again: create it
+}
+
+// replaceVerdict judges a rejected SetData that replaces data /migration
+// cannot hold (null or empty): ours if a copy sent in this call holds,
+// otherwise someone else's, read again by the caller (which reports data
+// that does not decode).
+func replaceVerdict(in intent, cur znodeState, resent bool) verdict {
+	if ok, _ := holds(in, cur); ok && resent {
+		return verdictLanded
+	}
+	return verdictReread
+}
+
+// transactionVerdict judges a rejected write of s to /migration fenced by
+// /controller_epoch at fence (no fence when fence < 0): it landed when the
+// fence still holds and /migration holds it. Otherwise the error says
+// whether another controller took over, /migration is gone, or another
+// writer moved it.
+func (w *Writer) transactionVerdict(s State, mine intent, fence int32, cur, epoch znodeState) (verdict, error) {
+	if fence >= 0 && (!epoch.exists || epoch.version != fence) {
+		return verdictNotLanded, &FencedError{Path: w.epochPath, Reason: fmt.Sprintf("version %d, expected %d: another controller was elected", epoch.version, fence)}
+	}
+	ok, cerr := holds(mine, cur)
+	switch {
+	case ok:
+		return verdictLanded, nil
+	case !cur.exists:
+		return verdictNotLanded, fmt.Errorf("%w: %s does not exist", ErrNoMigrationState, w.migrationPath)
+	}
+	s.MigrationZkVersion = mine.expected
+	return verdictNotLanded, w.migrationConflict(s, cur, cerr)
+}
+
+// migrationConflict reports /migration found at another version than s
+// expects: fenced when a newer KRaft controller wrote it, else a conflict.
+func (w *Writer) migrationConflict(s State, cur znodeState, cerr error) error {
+	ce := &ConflictError{Path: w.migrationPath, ExpectedVersion: s.MigrationZkVersion,
+		CurrentVersion: cur.version, CurrentData: cur.data, Err: cerr}
+	m, err := znode.DecodeMigration(cur.data)
+	if err != nil {
+		ce.Err = w.withPath(err, w.migrationPath)
+		return ce
+	}
+	if m.KRaftControllerEpoch > s.KRaftControllerEpoch {
+		return &FencedError{Path: w.migrationPath, Reason: fmt.Sprintf(
+			"written by KRaft controller %d with epoch %d, newer than ours (%d)", m.KRaftControllerID, m.KRaftControllerEpoch, s.KRaftControllerEpoch)}
+	}
+	current := s.withMigration(m, cur.version, cur.mtime)
+	ce.Current, ce.Err = &current, nil
+	return ce
+}
+
+// batchVerdict judges a rejected transaction of a batch, [Check
+// /controller_epoch, SetData /migration, ops...]. A copy sent in this call
+// landed when the /migration write holds under the fence (all ops of a
+// multi commit together). When nothing of this call can have landed, the
+// same proof shows an earlier call's transaction, whose ops may differ.
+func (w *Writer) batchVerdict(s State, mine intent, fence int32, cur, epoch znodeState, resent bool) (verdict, error) {
+	if cur.exists && cur.version == mine.expected && epoch.exists && epoch.version == fence {
+		return verdictNotLanded, fmt.Errorf("migrationzk: transaction on %s refused with /migration and %s unchanged", w.migrationPath, w.epochPath)
+	}
+	v, err := w.transactionVerdict(s, mine, fence, cur, epoch)
+	if v == verdictLanded && !resent {
+		return verdictEarlier, nil
+	}
+	return v, err
+}
+
+// refusedAtOp finds a refusal that ZooKeeper reported at one of the nops
+// ops after the fence and the /migration write. It proves that the
+// transaction did not land: the fence and /migration passed, so no earlier
+// copy had moved /migration, and none will, since ZooKeeper answered on
+// this session after it. It returns the op's position among the ops.
+func refusedAtOp(res []zk.MultiResponse, nops int) (int, error, bool) {
+	for i, r := range res {
+		if r.Error != nil {
+			return i - firstOpIndex, r.Error, i >= firstOpIndex && i < firstOpIndex+nops
+		}
+	}
+	return 0, nil, false
+}
+
+// opHeld judges one op of an earlier transaction that a /migration write
+// at zxid proved: a create or SetData holds when its znode was created or
+// last modified by that very transaction with the op's bytes (and, for a
+// conditional SetData, at version+1); a delete when the znode is gone.
+func opHeld(op Op, cur znodeState, zxid int64) bool {
+	switch op.kind {
+	case kindCreate:
+		return cur.exists && cur.czxid == zxid && cur.mzxid == zxid && string(cur.data) == string(op.data)
+	case kindSetData:
+		return cur.exists && cur.mzxid == zxid && string(cur.data) == string(op.data) &&
+			(op.version < 0 || cur.version == op.version+1)
+	case kindDelete:
+		return !cur.exists
+	}
+	return false
 }
 
 // claim is a leadership claim as it was sent: /controller_epoch raised to
@@ -83,37 +209,84 @@ type claim struct {
 	kraftEpoch int32
 }
 
-// claimLanded decides whether a leadership claim landed: /controller_epoch
-// holds the new epoch at exactly expected+1, and /controller names this
-// controller with its KRaft epoch.
-func claimLanded(c claim, epoch, controller znodeState) (bool, error) {
+// claimLanded reports whether c is in ZooKeeper: /controller_epoch holds
+// the new epoch at exactly expected+1, and /controller names this
+// controller with its KRaft epoch. Data that does not decode is not ours.
+func claimLanded(c claim, epoch, controller znodeState) bool {
 	if !epoch.exists || epoch.version != c.expected+1 || !controller.exists {
-		return false, nil
+		return false
 	}
 	value, err := znode.DecodeControllerEpoch(epoch.data)
 	if err != nil || value != c.newEpoch {
-		return false, err
+		return false
 	}
 	ctl, err := znode.DecodeController(controller.data)
-	if err != nil {
-		return false, err
-	}
-	return ctl.BrokerID == c.controller && ctl.KRaftControllerEpoch == c.kraftEpoch, nil
+	return err == nil && ctl.BrokerID == c.controller && ctl.KRaftControllerEpoch == c.kraftEpoch
 }
 
-// effectHeld decides whether ZooKeeper shows the effect of one op of a
-// transaction that this call never saw land: the znode exists with the op's
-// bytes (for SetData, at exactly version+1 when it was conditional), or is
-// gone after a Delete. It serves when /migration proves that some earlier
-// transaction with our content landed but not which ops it held.
-func effectHeld(kind opKind, version int32, data []byte, cur znodeState) bool {
-	switch kind {
-	case kindCreate:
-		return cur.exists && bytes.Equal(cur.data, data)
-	case kindSetData:
-		return cur.exists && bytes.Equal(cur.data, data) && (version < 0 || cur.version == version+1)
-	case kindDelete:
-		return !cur.exists
+// claimVerdict judges a rejected claim: ours only if a copy sent earlier
+// in this call, or by an earlier call of this Writer whose outcome was
+// unknown, is in ZooKeeper exactly; otherwise the znodes moved and the
+// claim is decided afresh from them.
+func claimVerdict(c claim, epoch, controller znodeState, resent bool) verdict {
+	if resent && claimLanded(c, epoch, controller) {
+		return verdictLanded
 	}
-	return false
+	return verdictReread
+}
+
+// standingClaim reports whether the holder h is a claim by this very
+// controller and KRaft epoch that still stands: the transaction that
+// created /controller is the last that wrote /controller_epoch (all ops of
+// a multi share one zxid), so /controller_epoch holds the version and
+// value that claim gave it and no election has moved it since. A
+// /controller naming us is not enough on its own: /controller_epoch may
+// have moved on, and with it the tenure that claim made.
+func standingClaim(h holder, controller, kraftEpoch int32) bool {
+	return h.controller.exists && h.epoch.exists && h.epoch.mzxid == h.controller.czxid &&
+		h.current.BrokerID == controller && h.current.KRaftControllerEpoch == kraftEpoch
+}
+
+// claimRefusal refuses, as Kafka does, a claim with KRaft epoch ours while
+// /controller names a KRaft controller with an epoch at least as high,
+// this controller's own included unless its claim stands (standingClaim).
+func (w *Writer) claimRefusal(ctl znode.Controller, ours int32) error {
+	if !ctl.IsKRaft() || ctl.KRaftControllerEpoch < ours {
+		return nil
+	}
+	return &FencedError{Path: w.controllerPath, Reason: fmt.Sprintf(
+		"KRaft controller %d holds it with epoch %d; ours is %d", ctl.BrokerID, ctl.KRaftControllerEpoch, ours)}
+}
+
+// releaseVerdict judges a rejected release, [Check /controller_epoch at
+// fence, Delete /controller]: nothing is left to release once another
+// controller was elected or /controller is gone; the release landed only
+// if /controller went while a copy of it was in doubt.
+func releaseVerdict(fence int32, epoch, controller znodeState, resent bool) verdict {
+	switch {
+	case !epoch.exists || epoch.version != fence:
+		return verdictMoot
+	case controller.exists:
+		return verdictResend
+	case resent:
+		return verdictLanded
+	}
+	return verdictMoot
+}
+
+// conditionalVerdict judges a rejected ConditionalUpdate or
+// ConditionalDelete of path: ours if the znode shows the write by the
+// version rule and the checker (a delete: gone, which is as good when no
+// copy was in doubt); a conflict if it moved on otherwise.
+func conditionalVerdict(in intent, path string, rejection error, cur znodeState, resent bool) (verdict, error) {
+	ok, cerr := holds(in, cur)
+	switch {
+	case ok && in.kind == kindDelete && !resent:
+		return verdictMoot, nil
+	case ok:
+		return verdictLanded, nil
+	case !cur.exists:
+		return verdictNotLanded, fmt.Errorf("migrationzk: update %s: %w", path, rejection)
+	}
+	return verdictNotLanded, &ConflictError{Path: path, ExpectedVersion: in.expected, CurrentVersion: cur.version, CurrentData: cur.data, Err: cerr}
 }

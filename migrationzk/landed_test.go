@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kraftmigration/zkwriter/checker"
+	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -45,12 +46,18 @@ func TestLanded(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := landed(tc.in, tc.cur)
+			got, err := holds(tc.in, tc.cur)
 			if got != tc.want || (err != nil) != tc.wantErr {
 				t.Fatalf("landed = %v, %v; want %v (error %v)", got, err, tc.want, tc.wantErr)
 			}
 		})
 	}
+}
+
+// transactionLanded applies the rule for a fenced /migration write.
+func transactionLanded(mig intent, cur znodeState, fence int32, epoch znodeState) (bool, error) {
+	v, err := New(nil).transactionVerdict(InitialState(), mig, fence, cur, epoch)
+	return v == verdictLanded, err
 }
 
 func TestTransactionLanded(t *testing.T) {
@@ -71,8 +78,8 @@ func TestClaimLanded(t *testing.T) {
 	c := claim{expected: 3, newEpoch: 8, controller: 3000, kraftEpoch: 5}
 	epoch := znodeState{exists: true, data: znode.EncodeControllerEpoch(8), version: 4}
 	ctl := znodeState{exists: true, data: znode.Controller{Version: 2, BrokerID: 3000, Timestamp: 1, KRaftControllerEpoch: 5}.Encode()}
-	if ok, err := claimLanded(c, epoch, ctl); !ok || err != nil {
-		t.Fatalf("claim not recognised: %v", err)
+	if !claimLanded(c, epoch, ctl) {
+		t.Fatal("claim not recognised")
 	}
 	for name, tweak := range map[string]func(e, k *znodeState){
 		"epoch version +2":  func(e, k *znodeState) { e.version = 5 },
@@ -91,21 +98,34 @@ func TestClaimLanded(t *testing.T) {
 	} {
 		e, k := epoch, ctl
 		tweak(&e, &k)
-		if ok, _ := claimLanded(c, e, k); ok {
+		if claimLanded(c, e, k) {
 			t.Errorf("%s: counted as landed", name)
 		}
 	}
 }
 
-func TestEffectHeld(t *testing.T) {
-	present := znodeState{exists: true, data: []byte("x"), version: 3}
-	if !effectHeld(kindCreate, -1, []byte("x"), present) || effectHeld(kindCreate, -1, []byte("y"), present) {
+func TestOpHeld(t *testing.T) {
+	const zxid = 40
+	byTxn := znodeState{exists: true, data: []byte("x"), version: 3, czxid: zxid, mzxid: zxid}
+	created := byTxn
+	created.version = 0
+	if !opHeld(Create("/a", []byte("x")), created, zxid) || opHeld(Create("/a", []byte("y")), created, zxid) {
 		t.Fatal("create")
 	}
-	if !effectHeld(kindSetData, 2, []byte("x"), present) || effectHeld(kindSetData, 1, []byte("x"), present) || !effectHeld(kindSetData, -1, []byte("x"), present) {
+	recreated := created
+	recreated.czxid, recreated.mzxid = zxid+5, zxid+5
+	if opHeld(Create("/a", []byte("x")), recreated, zxid) {
+		t.Fatal("create: a znode deleted and created again with the same bytes counted as ours")
+	}
+	if !opHeld(SetData("/a", []byte("x"), 2), byTxn, zxid) || opHeld(SetData("/a", []byte("x"), 1), byTxn, zxid) || !opHeld(SetData("/a", []byte("x"), -1), byTxn, zxid) {
 		t.Fatal("setData")
 	}
-	if effectHeld(kindDelete, -1, nil, present) || !effectHeld(kindDelete, -1, nil, znodeState{version: -1}) {
+	rewritten := byTxn
+	rewritten.mzxid = zxid + 1
+	if opHeld(SetData("/a", []byte("x"), -1), rewritten, zxid) {
+		t.Fatal("setData: the same bytes written by a later transaction counted as ours")
+	}
+	if opHeld(Delete("/a", -1), byTxn, zxid) || !opHeld(Delete("/a", -1), absent, zxid) {
 		t.Fatal("delete")
 	}
 }
@@ -124,7 +144,7 @@ func FuzzLanded(f *testing.F) {
 		chk := checkers[int(which)%len(checkers)]
 		in := intent{kind: opKind(kind%4 + 1), expected: expected, data: intended, chk: chk}
 		cur := znodeState{exists: exists, data: data, version: version}
-		got, err := landed(in, cur)
+		got, err := holds(in, cur)
 		if got && err != nil {
 			t.Fatalf("landed with error %v", err)
 		}
@@ -167,12 +187,12 @@ func FuzzLanded(f *testing.F) {
 }
 
 func TestClassify(t *testing.T) {
-	for err, want := range map[error]class{
-		nil:                        classOK,
-		errors.New("read: EOF"):    classUnknown,
-		errAbandoned:               classUnknown,
-		ErrConnClosed:              classUnknown,
-		errors.New("unknown -112"): classUnknown,
+	for err, want := range map[error]zkerr.Class{
+		nil:                        zkerr.OK,
+		errors.New("read: EOF"):    zkerr.Unknown,
+		errAbandoned:               zkerr.Unknown,
+		ErrConnClosed:              zkerr.Unknown,
+		errors.New("unknown -112"): zkerr.Unknown,
 	} {
 		if got := classify(err); got != want {
 			t.Errorf("classify(%v) = %v, want %v", err, got, want)
@@ -200,7 +220,8 @@ func FuzzTransactionLanded(f *testing.F) {
 		if !got {
 			return
 		}
-		if !epochExists || epochVersion != fence {
+		// An unfenced write (fence -1) has no /controller_epoch condition.
+		if fence >= 0 && (!epochExists || epochVersion != fence) {
 			t.Fatalf("landed although /controller_epoch is at %d (exists %v), fenced at %d", epochVersion, epochExists, fence)
 		}
 		if expected < 0 || !exists || version != expected+1 {
@@ -229,11 +250,7 @@ func FuzzClaimLanded(f *testing.F) {
 		c := claim{expected: expected, newEpoch: newEpoch, controller: controller, kraftEpoch: kraftEpoch}
 		epoch := znodeState{exists: epochExists, data: epochData, version: epochVersion}
 		ctlState := znodeState{exists: ctlExists, data: ctlData}
-		got, err := claimLanded(c, epoch, ctlState)
-		if got && err != nil {
-			t.Fatalf("landed with error %v", err)
-		}
-		if !got {
+		if !claimLanded(c, epoch, ctlState) {
 			return
 		}
 		if !epochExists || epochVersion != expected+1 || !ctlExists {
@@ -249,36 +266,37 @@ func FuzzClaimLanded(f *testing.F) {
 	})
 }
 
-// FuzzEffectHeld checks the per-op decision used after an earlier call's
-// transaction landed: an op's effect is held only if its znode holds its
-// exact bytes (at exactly version+1 for a conditional SetData), or is gone
-// after a Delete.
-func FuzzEffectHeld(f *testing.F) {
-	f.Add(byte(kindCreate), int32(-1), []byte("x"), true, []byte("x"), int32(0))
-	f.Add(byte(kindSetData), int32(2), []byte("x"), true, []byte("x"), int32(3))
-	f.Add(byte(kindSetData), int32(2147483647), []byte("x"), true, []byte("x"), int32(-2147483648))
-	f.Add(byte(kindDelete), int32(0), []byte(nil), false, []byte(nil), int32(-1))
-	f.Fuzz(func(t *testing.T, kind byte, version int32, data []byte, exists bool, curData []byte, curVersion int32) {
-		k := opKind(kind%4 + 1)
-		cur := znodeState{exists: exists, data: curData, version: curVersion}
-		if !effectHeld(k, version, data, cur) {
+// FuzzOpHeld checks the per-op decision used after an earlier call's
+// transaction landed: an op is held only if its znode was created (create)
+// or last modified (SetData) by that very transaction with the op's exact
+// bytes (at exactly version+1 for a conditional SetData), or is gone after
+// a Delete.
+func FuzzOpHeld(f *testing.F) {
+	f.Add(byte(kindCreate), int32(-1), []byte("x"), true, []byte("x"), int32(0), int64(7), int64(7), int64(7))
+	f.Add(byte(kindSetData), int32(2), []byte("x"), true, []byte("x"), int32(3), int64(3), int64(7), int64(7))
+	f.Add(byte(kindSetData), int32(2147483647), []byte("x"), true, []byte("x"), int32(-2147483648), int64(1), int64(7), int64(7))
+	f.Add(byte(kindDelete), int32(0), []byte(nil), false, []byte(nil), int32(-1), int64(0), int64(0), int64(7))
+	f.Fuzz(func(t *testing.T, kind byte, version int32, data []byte, exists bool, curData []byte, curVersion int32, czxid, mzxid, zxid int64) {
+		op := Op{kind: opKind(kind%4 + 1), path: "/a", data: data, version: version}
+		cur := znodeState{exists: exists, data: curData, version: curVersion, czxid: czxid, mzxid: mzxid}
+		if !opHeld(op, cur, zxid) {
 			return
 		}
-		switch k {
+		switch op.kind {
 		case kindCreate:
-			if !exists || !bytes.Equal(data, curData) {
-				t.Fatalf("create held on %q (exists %v), wrote %q", curData, exists, data)
+			if !exists || !bytes.Equal(data, curData) || czxid != zxid || mzxid != zxid {
+				t.Fatalf("create held on %q (exists %v, czxid %d, mzxid %d), wrote %q in %d", curData, exists, czxid, mzxid, data, zxid)
 			}
 		case kindSetData:
-			if !exists || !bytes.Equal(data, curData) || (version >= 0 && curVersion != version+1) {
-				t.Fatalf("setData at %d held on %q at %d (exists %v), wrote %q", version, curData, curVersion, exists, data)
+			if !exists || !bytes.Equal(data, curData) || mzxid != zxid || (version >= 0 && curVersion != version+1) {
+				t.Fatalf("setData at %d held on %q at %d (exists %v, mzxid %d), wrote %q in %d", version, curData, curVersion, exists, mzxid, data, zxid)
 			}
 		case kindDelete:
 			if exists {
 				t.Fatal("delete held on a znode that exists")
 			}
 		default:
-			t.Fatalf("unknown kind %d held", k)
+			t.Fatalf("unknown kind %d held", op.kind)
 		}
 	})
 }

@@ -43,7 +43,7 @@ func TestRetrierPausesFromTheSecondRetryOfAStreak(t *testing.T) {
 	if made != 1 || resets != 3 {
 		t.Fatalf("policy made %d times, reset %d times; want once, and reset at each streak", made, resets)
 	}
-	if x.retrier().bo != nil {
+	if x.retrier().policy != nil {
 		t.Fatal("a retrier made its policy before it had to wait")
 	}
 }

@@ -1,6 +1,7 @@
 package migrationzk
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
 )
@@ -94,4 +95,44 @@ func (c *counters) snapshot() Stats {
 	s.Latency.Count = cum
 	s.Latency.Sum = time.Duration(c.sum.Load())
 	return s
+}
+
+// outcome of a write call, as counted.
+type outcome int
+
+const (
+	outcomeOK outcome = iota
+	outcomeRecovered
+	outcomeConflict
+	outcomeFenced
+	outcomeError
+)
+
+func (o outcome) String() string {
+	switch o {
+	case outcomeOK:
+		return "ok"
+	case outcomeRecovered:
+		return "recovered"
+	case outcomeConflict:
+		return "conflict"
+	case outcomeFenced:
+		return "fenced"
+	}
+	return "error"
+}
+
+// outcomeOf counts a call that ended with verdict v and err.
+func outcomeOf(v verdict, err error) outcome {
+	switch {
+	case errors.Is(err, ErrFenced):
+		return outcomeFenced
+	case errors.Is(err, ErrConflict):
+		return outcomeConflict
+	case err != nil:
+		return outcomeError
+	case v == verdictLanded:
+		return outcomeRecovered
+	}
+	return outcomeOK
 }

@@ -1,0 +1,220 @@
+package migrationzk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/internal/zkerr"
+)
+
+// executor performs requests for a Writer or a ConditionalUpdate call.
+type executor struct {
+	conn  Conn
+	opts  options
+	stats *counters
+}
+
+// read runs a read-only request until it gets an answer from ZooKeeper,
+// retrying over lost connections. Reads are safe to repeat.
+func (e *executor) read(ctx context.Context, r *retrier, fn func() error) error {
+	for {
+		err := call(ctx, fn)
+		if err == errAbandoned {
+			return ctx.Err()
+		}
+		if zkerr.Retryable(err) {
+			if werr := r.wait(ctx, err); werr != nil {
+				return fmt.Errorf("%w (last error: %v)", werr, err)
+			}
+			continue
+		}
+		r.answered()
+		return err
+	}
+}
+
+// znodeState is a reread of one znode.
+type znodeState struct {
+	exists  bool
+	data    []byte
+	version int32
+	mtime   int64
+	// czxid and mzxid are the zxids of the transactions that created and
+	// last modified the znode. All ops of a multi share one zxid.
+	czxid, mzxid int64
+}
+
+// absent is the znodeState of a znode that does not exist.
+var absent = znodeState{version: -1}
+
+// get rereads a znode; a missing znode is not an error.
+func (e *executor) get(ctx context.Context, r *retrier, path string) (znodeState, error) {
+	var cur znodeState
+	err := e.read(ctx, r, func() error {
+		data, st, err := e.conn.Get(path)
+		if err != nil {
+			return err
+		}
+		cur = znodeState{exists: true, data: data, version: st.Version, mtime: st.Mtime, czxid: st.Czxid, mzxid: st.Mzxid}
+		return nil
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return absent, nil
+	}
+	return cur, err
+}
+
+// sync makes the server this client talks to catch up with the leader, so
+// that the reads after it see every write committed before it.
+func (e *executor) sync(ctx context.Context, r *retrier, path string) error {
+	err := e.read(ctx, r, func() error {
+		_, err := e.conn.Sync(path)
+		return err
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	return err
+}
+
+// reread syncs, then reads each path: what ZooKeeper holds after every
+// write committed before the sync, even through a member that lags.
+func (e *executor) reread(ctx context.Context, r *retrier, paths ...string) ([]znodeState, error) {
+	if err := e.sync(ctx, r, paths[0]); err != nil {
+		return nil, err
+	}
+	cur := make([]znodeState, len(paths))
+	for i, p := range paths {
+		var err error
+		if cur[i], err = e.get(ctx, r, p); err != nil {
+			return nil, err
+		}
+	}
+	return cur, nil
+}
+
+// write is one request that changes ZooKeeper, with what is needed to tell
+// after a rejection whether an earlier copy of it landed.
+type write struct {
+	// path names the write in logs and errors.
+	path     string
+	expected int32
+	// prepare, if set, readies the request before each attempt. It runs on
+	// the caller's goroutine; send may run on one that a cancelled context
+	// abandons, so only send may touch what the request returns.
+	prepare func()
+	// send performs the request once.
+	send func() error
+	// verify rereads ZooKeeper after ZooKeeper rejected send and returns
+	// the verdict of the rules in landed.go. resent says whether an
+	// earlier attempt of this call had an unknown outcome. The error is
+	// set exactly when the verdict is verdictNotLanded: why the write did
+	// not land, or why the reread could not be made.
+	verify func(ctx context.Context, r *retrier, rejection error, resent bool) (verdict, error)
+}
+
+// run sends w until ZooKeeper answers, then settles its fate: acknowledged,
+// landed per the reread although its acknowledgement was lost, or not
+// landed (the error says why). It returns verdictAcked, verdictLanded,
+// verdictReread or verdictMoot with a nil error, or verdictNotLanded with
+// the call's error; it never reports a write that did not land as landed.
+func (e *executor) run(ctx context.Context, r *retrier, w write) (verdict, error) {
+	resent := false // an earlier attempt's fate is unknown
+	var last error
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return verdictNotLanded, e.stopped(w, resent, err, last)
+		}
+		err := e.attempt(ctx, w, attempt)
+		if err == errAbandoned {
+			return verdictNotLanded, e.unknown(w, ctx.Err(), last)
+		}
+		switch c := classify(err); c {
+		case zkerr.OK:
+			r.answered()
+			return verdictAcked, nil
+		case zkerr.Rejected:
+			r.answered()
+			v, verr := e.settle(ctx, r, w, err, resent, attempt)
+			if v != verdictResend {
+				return v, verr
+			}
+			resent = false
+			continue
+		case zkerr.Fatal:
+			r.answered()
+			return verdictNotLanded, fmt.Errorf("migrationzk: write %s: %w", w.path, err)
+		default:
+			resent = resent || c == zkerr.Unknown
+			e.opts.logger.Debug("write not acknowledged; sending again once connected",
+				"path", w.path, "expected_version", w.expected, "attempt", attempt, "error", err, "reason", c.String())
+		}
+		last = err
+		if werr := r.wait(ctx, err); werr != nil {
+			return verdictNotLanded, e.stopped(w, resent, werr, err)
+		}
+	}
+}
+
+// attempt sends w once and counts it.
+func (e *executor) attempt(ctx context.Context, w write, attempt int) error {
+	e.stats.attempts.Add(1)
+	if attempt > 1 {
+		e.stats.retries.Add(1)
+	}
+	if w.prepare != nil {
+		w.prepare()
+	}
+	return call(ctx, w.send)
+}
+
+// settle asks w's verify step for the verdict on a rejected attempt.
+func (e *executor) settle(ctx context.Context, r *retrier, w write, rejection error, resent bool, attempt int) (verdict, error) {
+	v, err := w.verify(ctx, r, rejection, resent)
+	switch v {
+	case verdictLanded:
+		e.recovered(w.path, w.expected, attempt)
+	case verdictNotLanded:
+		if resent && isInterrupted(err) {
+			return verdictNotLanded, e.unknown(w, err, rejection)
+		}
+	}
+	return v, err
+}
+
+// recovered counts and logs a write to path whose acknowledgement was lost
+// and which a reread proved had landed; attempt is 0 when the write was
+// sent by an earlier call.
+func (e *executor) recovered(path string, expected int32, attempt int) {
+	e.stats.lostAcks.Add(1)
+	e.opts.logger.Info("write landed although its acknowledgement was lost",
+		"path", path, "expected_version", expected, "attempt", attempt, "outcome", "recovered")
+}
+
+// stopped is the error of a call that stopped before ZooKeeper answered:
+// its outcome is unknown if an earlier attempt's was.
+func (e *executor) stopped(w write, resent bool, cause, last error) error {
+	if resent {
+		return e.unknown(w, cause, last)
+	}
+	if last != nil {
+		return fmt.Errorf("migrationzk: write %s not sent: %w (last error: %v)", w.path, cause, last)
+	}
+	return fmt.Errorf("migrationzk: write %s not sent: %w", w.path, cause)
+}
+
+// isInterrupted reports whether err means the reread could not be made.
+func isInterrupted(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ErrConnClosed) || errors.Is(err, ErrStaleSession) || errors.Is(err, errGaveUp)
+}
+
+func (e *executor) unknown(w write, cause, last error) error {
+	if last != nil {
+		return fmt.Errorf("%w: write %s (expected version %d): %w (last error: %v)", ErrOutcomeUnknown, w.path, w.expected, cause, last)
+	}
+	return fmt.Errorf("%w: write %s (expected version %d): %w", ErrOutcomeUnknown, w.path, w.expected, cause)
+}

@@ -1,0 +1,110 @@
+package migrationzk
+
+import (
+	"errors"
+
+	"go.uber.org/multierr"
+)
+
+type opKind uint8
+
+const (
+	kindCreate opKind = iota + 1
+	kindSetData
+	kindDelete
+)
+
+func (k opKind) String() string {
+	switch k {
+	case kindCreate:
+		return "create"
+	case kindSetData:
+		return "setData"
+	case kindDelete:
+		return "delete"
+	}
+	return "invalid"
+}
+
+// Op is one write of a dual-write batch. Make it with Create, SetData or
+// Delete; paths are relative to the Writer's root.
+type Op struct {
+	kind    opKind
+	path    string
+	data    []byte
+	version int32
+}
+
+// Create creates a persistent znode at path holding data (nil for null data).
+func Create(path string, data []byte) Op {
+	return Op{kind: kindCreate, path: path, data: data, version: -1}
+}
+
+// SetData sets the data of the znode at path, if it is at version (-1 for
+// any version).
+func SetData(path string, data []byte, version int32) Op {
+	return Op{kind: kindSetData, path: path, data: data, version: version}
+}
+
+// Delete deletes the znode at path, if it is at version (-1 for any version).
+func Delete(path string, version int32) Op {
+	return Op{kind: kindDelete, path: path, version: version}
+}
+
+// Path returns the op's path, relative to the Writer's root.
+func (o Op) Path() string { return o.path }
+
+// Data returns the data the op writes.
+func (o Op) Data() []byte { return o.data }
+
+// Version returns the version the op is conditioned on, -1 for none.
+func (o Op) Version() int32 { return o.version }
+
+// String describes the op, such as "create /brokers/topics/foo".
+func (o Op) String() string { return o.kind.String() + " " + o.path }
+
+// OpResult is the fate of one op of an Apply call.
+type OpResult struct {
+	Op Op
+	// Err is nil when the op was applied; an *OpError when ZooKeeper
+	// refused the op on its own account; ErrNotApplied when the call
+	// stopped before the op (or refused its input: then the op that made
+	// it refuse carries the call's error); or, for the ops of the
+	// transaction in flight when the call stopped, an error matching
+	// ErrOutcomeUnknown if a copy of that transaction may have landed (it
+	// also matches the call's error, such as ErrConflict), else
+	// ErrNotApplied.
+	Err error
+	// Version is the znode's version after the op: the new version after
+	// SetData, 0 after Create, -1 after Delete or when not known.
+	Version int32
+	// Recovered is set when the op's transaction lost its acknowledgement
+	// and a reread proved it had landed.
+	Recovered bool
+}
+
+// notApplied returns one result per op, each ErrNotApplied (nil for no op).
+func notApplied(ops []Op) []OpResult {
+	if len(ops) == 0 {
+		return nil
+	}
+	results := make([]OpResult, len(ops))
+	for i, op := range ops {
+		results[i] = OpResult{Op: op, Err: ErrNotApplied, Version: -1}
+	}
+	return results
+}
+
+// OpErrors combines the errors of the ops ZooKeeper refused on their own
+// account (the *OpError results) into one error, or nil when there are
+// none. errors.Is and errors.As see each of them.
+func OpErrors(results []OpResult) error {
+	var errs []error
+	for _, r := range results {
+		var oe *OpError
+		if errors.As(r.Err, &oe) {
+			errs = append(errs, r.Err)
+		}
+	}
+	return multierr.Combine(errs...)
+}
