@@ -8,6 +8,10 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
+// maxDepth is the deepest nesting of arrays and objects that JSON accepts,
+// as its doc comment says.
+const maxDepth = 10000
+
 const (
 	migration   = `{"version":0,"kraft_metadata_offset":1234,"kraft_controller_id":3000,"kraft_metadata_epoch":7,"kraft_controller_epoch":5}`
 	partition   = `{"controller_epoch":2,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2,3]}`
@@ -218,10 +222,10 @@ func TestJSON(t *testing.T) {
 		{"empty array and object", b(`[]`), b(`{}`), notLanded, nil},
 		{"escaped string", b(`"é\n/"`), b(`"\u00e9\u000a\/"`), isLanded, nil},
 		{"surrogate pair", b(`"😀"`), b(`"\ud83d\ude00"`), isLanded, nil},
-		{"lone surrogate", b(`"\ud800"`), b(`"\ufffd"`), notLanded, nil},
-		{"lone surrogates", b(`"\ud800"`), b(`"\udc00"`), notLanded, nil},
-		{"lone surrogate itself", b(`"\ud800x"`), b(`"\uD800x"`), isLanded, nil},
-		{"high then not low", b(`"\ud800\u0041"`), b(`"\ud800A"`), isLanded, nil},
+		{"lone surrogate", b(`"\ud800"`), b(`"\ufffd"`), badIntended, znode.ErrInvalidJSON},
+		{"lone surrogates", b(`"\ud800"`), b(`"\udc00"`), badIntended, znode.ErrInvalidJSON},
+		{"lone surrogate itself", b(`"\ud800x"`), b(`"\uD800x"`), badIntended, znode.ErrInvalidJSON},
+		{"high then not low", b(`"\ud800\u0041"`), b(`"\ud800A"`), badIntended, znode.ErrInvalidJSON},
 		{"escaped key", b(`{"a":1}`), b(`{"\u0061":1}`), isLanded, nil},
 		{"strings differ", b(`"a"`), b(`"b"`), notLanded, nil},
 		{"current null", b(`{}`), nil, badCurrent, znode.ErrNullData},
@@ -259,13 +263,127 @@ func TestJSONErrorDetail(t *testing.T) {
 	if de.Path != "" || de.Field != "" || string(de.Data) != `{"a" 1}` {
 		t.Errorf("DecodeError = %+v", de)
 	}
-	want := `decode: invalid JSON: unexpected '1' at offset 5 after an object key (data: "{\"a\" 1}")`
+	want := `decode: invalid JSON: invalid character '1' after object key at offset 5 (data: "{\"a\" 1}")`
 	if err.Error() != want {
 		t.Errorf("Error() = %s, want %s", err, want)
 	}
 	_, err = JSON{}.Landed(b(`{`), b(`{}`))
-	want = `intended data: decode: invalid JSON: unexpected end of data looking for an object key (data: "{")`
+	want = `intended data: decode: invalid JSON: unexpected end of data (data: "{")`
 	if err == nil || err.Error() != want {
 		t.Errorf("Error() = %v, want %s", err, want)
+	}
+}
+
+func TestJSONSurrogates(t *testing.T) {
+	runLanded(t, JSON{}, []landedTest{
+		{"pair", b(`"\ud83d\ude00"`), b(`"😀"`), isLanded, nil},
+		{"pair in capitals", b(`"\uD83D\uDE00"`), b(`"😀"`), isLanded, nil},
+		{"pair in a key", b(`{"\ud83d\ude00":1}`), b(`{"😀":1}`), isLanded, nil},
+		{"pairs in a row", b(`"\ud83d\ude00\udbff\udfff"`), b("\"😀\U0010ffff\""), isLanded, nil},
+		{"not surrogates", b(`"\ud7ff\ue000"`), b("\"\ud7ff\ue000\""), isLanded, nil},
+		{"escaped backslash", b(`"\\ud800"`), b(`"\u005cud800"`), isLanded, nil},
+		{"escaped backslash, pair", b(`"\\\ud83d\ude00"`), b(`"\\😀"`), isLanded, nil},
+		{"escaped backslashes", b(`"\\\\ud800"`), b(`"\\\\ud800"`), isLanded, nil},
+		{"escaped quote", b(`"\"\ud83d\ude00"`), b(`"\"😀"`), isLanded, nil},
+		{"current high alone", b(`"a"`), b(`"\ud800"`), badCurrent, znode.ErrInvalidJSON},
+		{"current high at the end", b(`"a"`), b(`"a\udbff"`), badCurrent, znode.ErrInvalidJSON},
+		{"current low alone", b(`"a"`), b(`"\udc00"`), badCurrent, znode.ErrInvalidJSON},
+		{"current low in capitals", b(`"a"`), b(`"\uDFFF"`), badCurrent, znode.ErrInvalidJSON},
+		{"current high then text", b(`"a"`), b(`"\ud83dx"`), badCurrent, znode.ErrInvalidJSON},
+		{"current high then other escape", b(`"a"`), b(`"\ud83d\n"`), badCurrent, znode.ErrInvalidJSON},
+		{"current high then not low", b(`"a"`), b(`"\ud83d\u0041"`), badCurrent, znode.ErrInvalidJSON},
+		{"current high then high", b(`"a"`), b(`"\ud83d\ud83d\ude00"`), badCurrent, znode.ErrInvalidJSON},
+		{"current high then escaped backslash", b(`"a"`), b(`"\ud83d\\ude00"`), badCurrent, znode.ErrInvalidJSON},
+		{"current reversed pair", b(`"a"`), b(`"\ude00\ud83d"`), badCurrent, znode.ErrInvalidJSON},
+		{"current low then low", b(`"a"`), b(`"\udc00\udfff"`), badCurrent, znode.ErrInvalidJSON},
+		{"current pair split", b(`"a"`), b(`["\ud83d","\ude00"]`), badCurrent, znode.ErrInvalidJSON},
+		{"current escaped backslash, then lone", b(`"a"`), b(`"\\\ud800"`), badCurrent, znode.ErrInvalidJSON},
+		{"current lone in a key", b(`{"a":1}`), b(`{"\udc00":1}`), badCurrent, znode.ErrInvalidJSON},
+		{"current lone and U+FFFD", b(`"\ufffd"`), b(`"\ud800"`), badCurrent, znode.ErrInvalidJSON},
+		{"intended lone", b(`["\udfff"]`), b(`["\ufffd"]`), badIntended, znode.ErrInvalidJSON},
+	})
+}
+
+func TestJSONHugeExponents(t *testing.T) {
+	nines, zeros := strings.Repeat("9", 100000), strings.Repeat("0", 100000)
+	runLanded(t, JSON{}, []landedTest{
+		{"1e400", b(`1e400`), b(`1e400`), isLanded, nil},
+		{"1e400 and 10e399", b(`1e400`), b(`10e399`), isLanded, nil},
+		{"1e400 and 1e401", b(`1e400`), b(`1e401`), notLanded, nil},
+		{"1e999999999", b(`1e999999999`), b(`100e999999997`), isLanded, nil},
+		{"1e999999999 and 1e999999998", b(`1e999999999`), b(`1e999999998`), notLanded, nil},
+		{"1e-999999999", b(`1e-999999999`), b(`0.001e-999999996`), isLanded, nil},
+		{"1e-999999999 and 1e-999999998", b(`1e-999999999`), b(`1e-999999998`), notLanded, nil},
+		{"1e-999999999 and 0", b(`1e-999999999`), b(`0`), notLanded, nil},
+		{"1e999999999 and -1e999999999", b(`1e999999999`), b(`-1e999999999`), notLanded, nil},
+		{"past int64", b(`1e9223372036854775808`), b(`10e9223372036854775807`), isLanded, nil},
+		{"past int64, fraction", b(`0.5e9223372036854775808`), b(`5e9223372036854775807`), isLanded, nil},
+		{"past int64, negative", b(`-0.1e-9223372036854775808`), b(`-1E-9223372036854775809`), isLanded, nil},
+		{"past int64, differ", b(`1e9223372036854775808`), b(`1e9223372036854775807`), notLanded, nil},
+		{"carry into a new digit", b(`10e` + nines), b(`1e1` + zeros), isLanded, nil},
+		{"borrow from every digit", b(`0.1e1` + zeros), b(`1e` + nines), isLanded, nil},
+		{"negative, carry into a new digit", b(`0.1e-` + nines), b(`1e-1` + zeros), isLanded, nil},
+		{"negative, borrow from every digit", b(`10e-1` + zeros), b(`1E-` + nines), isLanded, nil},
+		{"long exponents differ", b(`1e` + nines), b(`1e` + nines[1:] + "8"), notLanded, nil},
+		{"zero with a huge exponent", b(`0e999999999999999999999`), b(`-0.0E-999999999999999999999`), isLanded, nil},
+	})
+}
+
+func TestJSONInvalidUTF8(t *testing.T) {
+	runLanded(t, JSON{}, []landedTest{
+		{"current in a string", b(`"a"`), b("\"a\xff\""), badCurrent, znode.ErrInvalidJSON},
+		{"current in a key", b(`{"a":1}`), b("{\"\xc3\":1}"), badCurrent, znode.ErrInvalidJSON},
+		{"current overlong", b(`"/"`), b("\"\xc0\xaf\""), badCurrent, znode.ErrInvalidJSON},
+		{"current encoded surrogate", b(`"a"`), b("\"\xed\xa0\x80\""), badCurrent, znode.ErrInvalidJSON},
+		{"current against U+FFFD", b(`"\ufffd"`), b("\"\xff\""), badCurrent, znode.ErrInvalidJSON},
+		{"current between values", b(`[1]`), b("[1,\xff]"), badCurrent, znode.ErrInvalidJSON},
+		{"intended", b("\"\xff\""), b(`"\ufffd"`), badIntended, znode.ErrInvalidJSON},
+		{"U+FFFD itself", b("\"\ufffd\""), b(`"\ufffd"`), isLanded, nil},
+	})
+}
+
+func TestJSONDuplicateKeys(t *testing.T) {
+	runLanded(t, JSON{}, []landedTest{
+		{"last wins", b(`{"a":1,"b":0,"a":2}`), b(`{"b":0,"a":2}`), isLanded, nil},
+		{"first ignored", b(`{"a":1,"b":0,"a":2}`), b(`{"b":0,"a":1}`), notLanded, nil},
+		{"escaped duplicate", b(`{"a":1,"\u0061":2}`), b(`{"a":2}`), isLanded, nil},
+		{"nested", b(`[{"a":{"x":1},"a":{"y":2}}]`), b(`[{"a":{"y":2}}]`), isLanded, nil},
+		{"both sides", b(`{"a":1,"a":3}`), b(`{"a":2,"a":3}`), isLanded, nil},
+		{"different last", b(`{"a":1,"a":3}`), b(`{"a":3,"a":1}`), notLanded, nil},
+	})
+}
+
+func TestJSONTrailingData(t *testing.T) {
+	runLanded(t, JSON{}, []landedTest{
+		{"whitespace", b(`{}`), b(" {} \t\r\n"), isLanded, nil},
+		{"current second value", b(`1`), b(`1 2`), badCurrent, znode.ErrInvalidJSON},
+		{"current letter after a number", b(`1`), b(`1x`), badCurrent, znode.ErrInvalidJSON},
+		{"current closing bracket", b(`[1]`), b(`[1]]`), badCurrent, znode.ErrInvalidJSON},
+		{"current second string", b(`"a"`), b(`"a""b"`), badCurrent, znode.ErrInvalidJSON},
+		{"current comma", b(`null`), b(`null,`), badCurrent, znode.ErrInvalidJSON},
+		{"current NUL", b(`{}`), b("{}\x00"), badCurrent, znode.ErrInvalidJSON},
+		{"current after a literal", b(`true`), b(`truex`), badCurrent, znode.ErrInvalidJSON},
+		{"intended second object", b(`{} {}`), b(`{}`), badIntended, znode.ErrInvalidJSON},
+	})
+}
+
+func TestJSONInvalidDataDetail(t *testing.T) {
+	for _, tt := range []struct{ data, detail string }{
+		{`{} x`, `unexpected 'x' at offset 3 after the top-level value`},
+		{`"ab\u00e9\udc00"`, `lone surrogate \udc00 at offset 9`},
+		{"\"\xff\"", `invalid UTF-8`},
+		{"  ", `no value, only whitespace`},
+		{`[1,]`, `invalid character ']' looking for beginning of value at offset 3`},
+		{strings.Repeat("[", maxDepth+1), `invalid character '[' exceeded max depth at offset 10000`},
+	} {
+		_, err := JSON{}.Landed(b(`{}`), b(tt.data))
+		var de *znode.DecodeError
+		if !errors.As(err, &de) || de.Reason != znode.ErrInvalidJSON || de.Path != "" || de.Field != "" {
+			t.Errorf("%q: error %v, want an invalid JSON *znode.DecodeError", tt.data, err)
+			continue
+		}
+		if de.Detail != tt.detail || string(de.Data) != tt.data {
+			t.Errorf("%q: Detail %q, Data %q; want %q", tt.data, de.Detail, de.Data, tt.detail)
+		}
 	}
 }

@@ -35,5 +35,5 @@ func ExampleJSON() {
 	// Output:
 	// true <nil>
 	// false <nil>
-	// false decode: invalid JSON: unexpected end of data looking for a value (data: "{\"a\":")
+	// false decode: invalid JSON: unexpected end of data (data: "{\"a\":")
 }

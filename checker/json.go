@@ -2,7 +2,10 @@ package checker
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -13,465 +16,215 @@ import (
 
 // JSON is a Checker for semantic JSON equality: key order and whitespace
 // are ignored, arrays are compared in order, and numbers are equal when
-// their exact decimal values are (1, 1.0, 10e-1 and 1e0 are equal; no
-// floating-point rounding is involved). Of duplicate keys the last one
-// wins. Strings are compared after unescaping, so "\u00e9" equals "é",
-// but a lone surrogate escape is kept apart from U+FFFD.
+// their exact decimal values are, whatever their exponents (1, 1.0, 10e-1
+// and 1e0 are equal, and so are 0 and -0; no floating-point rounding is
+// involved). Of duplicate keys the last one wins. Strings are compared
+// after unescaping, so "\u00e9" equals "é" and "\ud83d\ude00" equals "😀".
 //
-// Data that is not valid JSON, including invalid UTF-8 and nesting deeper
-// than 10000 levels, cannot be decoded: Landed returns a
-// *znode.DecodeError with Reason znode.ErrInvalidJSON and an empty Path,
-// or znode.ErrNullData or znode.ErrEmptyData for null or empty data.
+// Data that is not valid JSON cannot be decoded. Besides syntax errors
+// and anything but whitespace after the value, that includes invalid
+// UTF-8, a \u escape of a lone UTF-16 surrogate (one that is not the high
+// half followed by the low half of a pair, such as "\ud800" or
+// "\udc00\ud800"), and nesting deeper than 10000 levels. Landed then
+// returns a *znode.DecodeError with Reason znode.ErrInvalidJSON and an
+// empty Path, or znode.ErrNullData or znode.ErrEmptyData for null or empty
+// data. Errors about the intended data match ErrIntended with errors.Is.
 type JSON struct{}
 
 // Landed reports whether intended and current are the same JSON value.
 func (JSON) Landed(intended, current []byte) (bool, error) {
-	want, err := parseJSON(intended)
+	want, err := decodeJSON(intended)
 	if err != nil {
 		return false, intendedError(err)
 	}
-	got, err := parseJSON(current)
+	got, err := decodeJSON(current)
 	if err != nil {
 		return false, err
 	}
-	return want.equal(got), nil
+	return sameJSON(want, got), nil
 }
 
-// maxDepth is the deepest nesting of arrays and objects accepted, the same
-// as encoding/json's.
-const maxDepth = 10000
-
-// kind is the type of a JSON value.
-type kind uint8
-
-const (
-	kindNull kind = iota
-	kindFalse
-	kindTrue
-	kindNumber
-	kindString
-	kindArray
-	kindObject
-)
-
-// value is a decoded JSON value.
-type value struct {
-	kind kind
-	// text is the unescaped string, or the canonical form of the number.
-	text  string
-	elems []value
-	// members maps the keys of an object to their last value.
-	members map[string]value
-}
-
-// equal reports whether v and w are the same JSON value.
-func (v *value) equal(w *value) bool {
-	if v.kind != w.kind || v.text != w.text || len(v.elems) != len(w.elems) || len(v.members) != len(w.members) {
-		return false
-	}
-	for i := range v.elems {
-		if !v.elems[i].equal(&w.elems[i]) {
-			return false
-		}
-	}
-	for k, vm := range v.members {
-		wm, ok := w.members[k]
-		if !ok || !vm.equal(&wm) {
-			return false
-		}
-	}
-	return true
-}
-
-// parseJSON decodes data, which must be exactly one JSON value with
-// optional surrounding whitespace.
-func parseJSON(data []byte) (*value, error) {
-	if data == nil {
-		return nil, &znode.DecodeError{Reason: znode.ErrNullData}
-	}
-	if len(data) == 0 {
-		return nil, &znode.DecodeError{Reason: znode.ErrEmptyData, Data: []byte{}}
-	}
-	p := parser{data: data}
-	if !utf8.Valid(data) {
-		return nil, p.invalid("invalid UTF-8")
-	}
-	p.skipSpace()
-	var v value
-	if err := p.value(&v, 0); err != nil {
-		return nil, err
-	}
-	p.skipSpace()
-	if p.pos < len(p.data) {
-		return nil, p.unexpected("after top-level value")
-	}
-	return &v, nil
-}
-
-// parser reads one JSON value from data.
-type parser struct {
-	data []byte
-	pos  int
-}
-
-// invalid returns an error saying that the data is not valid JSON.
-func (p *parser) invalid(detail string) error {
-	return &znode.DecodeError{Reason: znode.ErrInvalidJSON, Detail: detail, Data: bytes.Clone(p.data)}
-}
-
-// unexpected reports the byte at the current position, or the end of the
-// data.
-func (p *parser) unexpected(context string) error {
-	if p.pos >= len(p.data) {
-		return p.invalid("unexpected end of data " + context)
-	}
-	return p.invalid(fmt.Sprintf("unexpected %q at offset %d %s", p.data[p.pos], p.pos, context))
-}
-
-func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
-
-// consume advances past c if it is the next byte.
-func (p *parser) consume(c byte) bool {
-	if p.pos < len(p.data) && p.data[p.pos] == c {
-		p.pos++
-		return true
-	}
-	return false
-}
-
-// value parses the value at the current position, nested depth levels
-// deep, into v.
-func (p *parser) value(v *value, depth int) error {
-	if p.pos >= len(p.data) {
-		return p.unexpected("looking for a value")
-	}
-	switch c := p.data[p.pos]; {
-	case c == '{':
-		return p.object(v, depth+1)
-	case c == '[':
-		return p.array(v, depth+1)
-	case c == '"':
-		s, err := p.string()
-		*v = value{kind: kindString, text: s}
-		return err
-	case c == '-' || '0' <= c && c <= '9':
-		n, err := p.number()
-		*v = value{kind: kindNumber, text: n}
-		return err
-	}
-	for _, lit := range [...]struct {
-		text string
-		kind kind
-	}{{"null", kindNull}, {"false", kindFalse}, {"true", kindTrue}} {
-		if bytes.HasPrefix(p.data[p.pos:], []byte(lit.text)) {
-			p.pos += len(lit.text)
-			*v = value{kind: lit.kind}
-			return nil
-		}
-	}
-	return p.unexpected("looking for a value")
-}
-
-func (p *parser) object(v *value, depth int) error {
-	if depth > maxDepth {
-		return p.invalid("nesting deeper than " + strconv.Itoa(maxDepth))
-	}
-	p.pos++ // '{'
-	*v = value{kind: kindObject, members: make(map[string]value)}
-	p.skipSpace()
-	if p.consume('}') {
-		return nil
-	}
-	for {
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return p.unexpected("looking for an object key")
-		}
-		key, err := p.string()
-		if err != nil {
-			return err
-		}
-		p.skipSpace()
-		if !p.consume(':') {
-			return p.unexpected("after an object key")
-		}
-		p.skipSpace()
-		var m value
-		if err := p.value(&m, depth); err != nil {
-			return err
-		}
-		v.members[key] = m
-		p.skipSpace()
-		if p.consume('}') {
-			return nil
-		}
-		if !p.consume(',') {
-			return p.unexpected("after an object member")
-		}
-		p.skipSpace()
-	}
-}
-
-func (p *parser) array(v *value, depth int) error {
-	if depth > maxDepth {
-		return p.invalid("nesting deeper than " + strconv.Itoa(maxDepth))
-	}
-	p.pos++ // '['
-	*v = value{kind: kindArray}
-	p.skipSpace()
-	if p.consume(']') {
-		return nil
-	}
-	for {
-		var e value
-		if err := p.value(&e, depth); err != nil {
-			return err
-		}
-		v.elems = append(v.elems, e)
-		p.skipSpace()
-		if p.consume(']') {
-			return nil
-		}
-		if !p.consume(',') {
-			return p.unexpected("after an array element")
-		}
-		p.skipSpace()
-	}
-}
-
-// string parses the string at the current position and returns it
-// unescaped. A lone surrogate escape is kept as the three bytes that
-// would encode it in UTF-8, which cannot occur in valid UTF-8 text and
-// therefore stays distinct from every other string.
-func (p *parser) string() (string, error) {
-	p.pos++ // '"'
-	start := p.pos
-	// Fast path: no escapes.
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if c == '"' {
-			s := string(p.data[start:p.pos])
-			p.pos++
-			return s, nil
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
-		p.pos++
-	}
-	var b strings.Builder
-	b.Write(p.data[start:p.pos])
-	for {
-		if p.pos >= len(p.data) {
-			return "", p.unexpected("in a string")
-		}
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			return b.String(), nil
-		case c < 0x20:
-			return "", p.unexpected("in a string")
-		case c != '\\':
-			b.WriteByte(c)
-			p.pos++
-			continue
-		}
-		p.pos++ // '\\'
-		if p.pos >= len(p.data) {
-			return "", p.unexpected("in a string escape")
-		}
-		e := p.data[p.pos]
-		p.pos++
-		switch e {
-		case '"', '\\', '/':
-			b.WriteByte(e)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return "", p.unexpected("in a \\u escape")
-			}
-			if utf16.IsSurrogate(r) && r < 0xdc00 && p.pos+6 <= len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
-				save := p.pos
-				p.pos += 2
-				r2, ok := p.hex4()
-				if ok {
-					if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
-						b.WriteRune(pair)
-						continue
-					}
-				}
-				p.pos = save
-			}
-			if utf16.IsSurrogate(r) {
-				b.Write([]byte{0xe0 | byte(r>>12), 0x80 | byte(r>>6)&0x3f, 0x80 | byte(r)&0x3f})
-			} else {
-				b.WriteRune(r)
-			}
-		default:
-			p.pos--
-			return "", p.unexpected("in a string escape")
-		}
-	}
-}
-
-// hex4 parses four hexadecimal digits.
-func (p *parser) hex4() (rune, bool) {
-	if p.pos+4 > len(p.data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range p.data[p.pos : p.pos+4] {
-		r <<= 4
-		switch {
-		case '0' <= c && c <= '9':
-			r |= rune(c - '0')
-		case 'a' <= c && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case 'A' <= c && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, false
-		}
-	}
-	p.pos += 4
-	return r, true
-}
-
-// number parses the number at the current position and returns a
-// canonical form that is the same for numbers of equal value: "0" for
-// zero, otherwise the sign, the significant digits without leading or
-// trailing zeros, "e" and the power of ten that scales them to an integer.
-func (p *parser) number() (string, error) {
-	neg := p.consume('-')
-	intStart := p.pos
+// decodeJSON decodes data, which must be exactly one JSON value with
+// optional surrounding whitespace, numbers decoded as json.Number.
+func decodeJSON(data []byte) (any, error) {
 	switch {
-	case p.consume('0'):
-	case p.pos < len(p.data) && '1' <= p.data[p.pos] && p.data[p.pos] <= '9':
-		p.digits()
-	default:
-		return "", p.unexpected("in a number")
+	case data == nil:
+		return nil, &znode.DecodeError{Reason: znode.ErrNullData}
+	case len(data) == 0:
+		return nil, &znode.DecodeError{Reason: znode.ErrEmptyData, Data: []byte{}}
+	case !utf8.Valid(data):
+		return nil, invalidJSON(data, "invalid UTF-8")
 	}
-	intPart := p.data[intStart:p.pos]
-	var frac []byte
-	if p.consume('.') {
-		start := p.pos
-		if p.digits() == 0 {
-			return "", p.unexpected("in a number")
-		}
-		frac = p.data[start:p.pos]
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, invalidJSON(data, decodeErrorDetail(err))
 	}
-	var expNeg bool
-	var exp []byte
-	if p.consume('e') || p.consume('E') {
-		if !p.consume('+') {
-			expNeg = p.consume('-')
-		}
-		start := p.pos
-		if p.digits() == 0 {
-			return "", p.unexpected("in a number")
-		}
-		exp = p.data[start:p.pos]
+	end := int(dec.InputOffset())
+	if rest := bytes.TrimLeft(data[end:], " \t\n\r"); len(rest) > 0 {
+		at := len(data) - len(rest)
+		return nil, invalidJSON(data, fmt.Sprintf("unexpected %q at offset %d after the top-level value", data[at], at))
 	}
+	if at := loneSurrogateEscape(data); at >= 0 {
+		return nil, invalidJSON(data, fmt.Sprintf("lone surrogate %s at offset %d", data[at:at+6], at))
+	}
+	return v, nil
+}
 
-	digits := make([]byte, 0, len(intPart)+len(frac))
-	digits = append(append(digits, intPart...), frac...)
-	digits = bytes.TrimLeft(digits, "0")
-	if len(digits) == 0 {
-		return "0", nil
+// invalidJSON returns the error for data that is not valid JSON.
+func invalidJSON(data []byte, detail string) error {
+	return &znode.DecodeError{Reason: znode.ErrInvalidJSON, Detail: detail, Data: bytes.Clone(data)}
+}
+
+// decodeErrorDetail describes an error of json.Decoder.Decode.
+func decodeErrorDetail(err error) string {
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		// Offset counts the bytes read, up to and including the culprit.
+		return fmt.Sprintf("%s at offset %d", syntax, syntax.Offset-1)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of data"
+	case errors.Is(err, io.EOF):
+		return "no value, only whitespace"
 	}
-	trimmed := bytes.TrimRight(digits, "0")
+	return err.Error()
+}
+
+// loneSurrogateEscape returns the offset of the first \u escape in data
+// that encodes a UTF-16 surrogate other than as a high surrogate directly
+// followed by a low one, or -1 if there is none. data must be valid JSON,
+// where backslashes occur only in strings, as the start of escapes.
+func loneSurrogateEscape(data []byte) int {
+	for i := 0; i < len(data); {
+		j := bytes.IndexByte(data[i:], '\\')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		switch r := unicodeEscape(data, i); {
+		case r < 0: // a two-byte escape such as \\ or \"
+			i += 2
+		case !utf16.IsSurrogate(r):
+			i += 6
+		case r < 0xdc00 && isLowSurrogate(unicodeEscape(data, i+6)):
+			i += 12
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
+// unicodeEscape returns the UTF-16 code unit of the \uXXXX escape at
+// data[i:], or -1 if there is none.
+func unicodeEscape(data []byte, i int) rune {
+	if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+		return -1
+	}
+	u, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(u)
+}
+
+func isLowSurrogate(r rune) bool { return 0xdc00 <= r && r <= 0xdfff }
+
+// sameJSON reports whether a and b, values decoded by decodeJSON, are the
+// same JSON value.
+func sameJSON(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			if bv, ok := b[k]; !ok || !sameJSON(av, bv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !sameJSON(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		b, ok := b.(json.Number)
+		return ok && canonicalNumber(a) == canonicalNumber(b)
+	}
+	return a == b // nil, bool or string
+}
+
+// canonicalNumber returns a form of the valid JSON number n that is the
+// same for numbers of equal value: "0" for zero, otherwise the sign, the
+// significant digits without leading or trailing zeros, "e" and the power
+// of ten that scales them to the value.
+func canonicalNumber(n json.Number) string {
+	text := string(n)
+	neg := strings.HasPrefix(text, "-")
+	text = strings.TrimPrefix(text, "-")
+	mantissa, exp, _ := strings.Cut(strings.ToLower(text), "e")
+	intPart, frac, _ := strings.Cut(mantissa, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits == "" {
+		return "0"
+	}
+	trimmed := strings.TrimRight(digits, "0")
 	// The value is digits * 10^(exp - len(frac)), or trimmed * 10^shift.
 	shift := int64(len(digits)-len(trimmed)) - int64(len(frac))
-
-	var b strings.Builder
+	expNeg := strings.HasPrefix(exp, "-")
+	exp = strings.TrimLeft(strings.TrimLeft(exp, "+-"), "0")
+	sign := ""
 	if neg {
-		b.WriteByte('-')
+		sign = "-"
 	}
-	b.Write(trimmed)
-	b.WriteByte('e')
-	exp = bytes.TrimLeft(exp, "0")
-	if len(exp) <= 18 {
-		e, _ := strconv.ParseInt(string(exp), 10, 64) // "" is 0
-		if expNeg {
+	return sign + trimmed + "e" + addExponent(expNeg, exp, shift)
+}
+
+// addExponent returns the decimal form of e + shift, where e is mag, or
+// -mag if neg, and mag is a decimal magnitude without leading zeros that
+// may be too long for an int64. It takes time linear in the length of mag.
+func addExponent(neg bool, mag string, shift int64) string {
+	if len(mag) <= 18 {
+		e, _ := strconv.ParseInt(mag, 10, 64) // "" is 0
+		if neg {
 			e = -e
 		}
-		b.WriteString(strconv.FormatInt(e+shift, 10))
-	} else {
-		appendSum(&b, expNeg, exp, shift)
+		return strconv.FormatInt(e+shift, 10)
 	}
-	return b.String(), nil
+	// e + shift = ±(mag + d) with d = ±shift, and mag + d > 0 because
+	// |shift| < 10^18 <= mag.
+	if neg {
+		return "-" + addDecimal(mag, -shift)
+	}
+	return addDecimal(mag, shift)
 }
 
-// appendSum writes the decimal form of e + shift, where e is mag, or -mag
-// if neg, and mag is a decimal magnitude of more than 18 digits without
-// leading zeros, so that |shift| is smaller than mag. It takes time linear
-// in the length of mag, however long.
-func appendSum(b *strings.Builder, neg bool, mag []byte, shift int64) {
-	// e + shift = ±(mag + d) with d = shift for positive e and -shift for
-	// negative e; mag + d is positive because |d| < mag.
-	d := shift
-	if neg {
-		d = -d
-	}
-	out := make([]byte, len(mag), len(mag)+20)
-	copy(out, mag)
-	if d >= 0 {
-		carry := uint64(d)
-		for i := len(out) - 1; i >= 0 && carry > 0; i-- {
-			v := uint64(out[i]-'0') + carry
-			out[i] = '0' + byte(v%10)
-			carry = v / 10
+// addDecimal returns the decimal form of mag + d, where mag is a decimal
+// magnitude without leading zeros greater than -d.
+func addDecimal(mag string, d int64) string {
+	out := []byte(mag)
+	carry := d
+	for i := len(out) - 1; i >= 0 && carry != 0; i-- {
+		v := int64(out[i]-'0') + carry
+		digit, next := v%10, v/10
+		if digit < 0 { // floor division, so that 0 <= digit <= 9
+			digit, next = digit+10, next-1
 		}
-		if carry > 0 {
-			out = append(strconv.AppendUint(nil, carry, 10), out...)
-		}
-	} else {
-		sub := uint64(-d)
-		borrow := uint64(0)
-		for i := len(out) - 1; i >= 0 && (sub > 0 || borrow > 0); i-- {
-			x := sub%10 + borrow
-			sub /= 10
-			v := uint64(out[i] - '0')
-			if v < x {
-				v += 10
-				borrow = 1
-			} else {
-				borrow = 0
-			}
-			out[i] = '0' + byte(v-x)
-		}
-		out = bytes.TrimLeft(out, "0")
+		out[i], carry = '0'+byte(digit), next
 	}
-	if neg {
-		b.WriteByte('-')
+	if carry > 0 {
+		out = append(strconv.AppendInt(nil, carry, 10), out...)
 	}
-	b.Write(out)
-}
-
-// digits advances past decimal digits and returns how many there were.
-func (p *parser) digits() int {
-	start := p.pos
-	for p.pos < len(p.data) && '0' <= p.data[p.pos] && p.data[p.pos] <= '9' {
-		p.pos++
-	}
-	return p.pos - start
+	return strings.TrimLeft(string(out), "0")
 }

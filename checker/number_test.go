@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"encoding/json"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
@@ -9,7 +10,7 @@ import (
 )
 
 // canonicalBig computes the canonical form of a JSON number with math/big,
-// as a reference for parser.number.
+// as a reference for canonicalNumber.
 func canonicalBig(t *testing.T, neg bool, intPart, frac string, expNeg bool, exp string) string {
 	t.Helper()
 	d, ok := new(big.Int).SetString(intPart+frac, 10)
@@ -65,7 +66,9 @@ func TestNumberCanonical(t *testing.T) {
 	}
 	ints := []string{"0", "1", "10", "100", "120", "9", "1000000"}
 	fracs := []string{"", "0", "5", "05", "50", "000", "123", "1000000000"}
-	check := func(neg bool, intPart, frac string, expNeg bool, exp string) {
+	// mark is how the exponent is introduced when it is not negative:
+	// "e", "E", "e+" or "E+".
+	check := func(neg bool, intPart, frac string, expNeg bool, exp, mark string) {
 		t.Helper()
 		text := intPart
 		if neg {
@@ -75,28 +78,30 @@ func TestNumberCanonical(t *testing.T) {
 			text += "." + frac
 		}
 		if exp != "" {
-			text += "e"
 			if expNeg {
-				text += "-"
+				text += mark[:1] + "-"
+			} else {
+				text += mark
 			}
 			text += exp
 		}
-		p := parser{data: []byte(text)}
-		got, err := p.number()
-		if err != nil || p.pos != len(text) {
-			t.Fatalf("number(%q) = %q, %v at %d", text, got, err, p.pos)
+		v, err := decodeJSON([]byte(text))
+		n, ok := v.(json.Number)
+		if err != nil || !ok || string(n) != text {
+			t.Fatalf("decodeJSON(%q) = %#v, %v; want the number as written", text, v, err)
 		}
-		if want := canonicalBig(t, neg, intPart, frac, expNeg, exp); got != want {
-			t.Errorf("number(%q) = %q, want %q", text, got, want)
+		if got, want := canonicalNumber(n), canonicalBig(t, neg, intPart, frac, expNeg, exp); got != want {
+			t.Errorf("canonicalNumber(%q) = %q, want %q", text, got, want)
 		}
 	}
 	for _, exp := range exps {
 		for _, intPart := range ints {
 			for _, frac := range fracs {
 				for _, neg := range []bool{false, true} {
-					check(neg, intPart, frac, false, exp)
+					check(neg, intPart, frac, false, exp, "e")
 					if exp != "" {
-						check(neg, intPart, frac, true, exp)
+						check(neg, intPart, frac, false, exp, "E+")
+						check(neg, intPart, frac, true, exp, "e")
 					}
 				}
 			}
@@ -116,6 +121,6 @@ func TestNumberCanonical(t *testing.T) {
 				exp += strings.Repeat(strconv.Itoa(9*r.IntN(2)), r.IntN(6))
 			}
 		}
-		check(r.IntN(2) == 0, intPart, frac, r.IntN(2) == 0, exp)
+		check(r.IntN(2) == 0, intPart, frac, r.IntN(2) == 0, exp, [...]string{"e", "E", "e+", "E+"}[r.IntN(4)])
 	}
 }
