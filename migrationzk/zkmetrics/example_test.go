@@ -2,11 +2,13 @@ package zkmetrics_test
 
 import (
 	"context"
+	"errors"
 	"log"
 	"net/http"
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -44,4 +46,54 @@ func ExampleNewCollector() {
 	if _, err := w.Update(ctx, s); err != nil {
 		log.Print(err) // the lag grows until a checkpoint lands
 	}
+}
+
+// A controller makes a new Writer for each ZooKeeper session and each
+// leadership tenure and hands it to the Collector, whose counters carry on
+// from the replaced Writer's counts instead of starting again from zero.
+func ExampleCollector_SetWriter() {
+	ctx := context.Background()
+	connect := func() (*zk.Conn, *migrationzk.Writer) {
+		conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+		if err != nil {
+			log.Fatal(err)
+		}
+		return conn, migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	}
+	conn, w := connect()
+	c := zkmetrics.NewCollector(w, nil)
+	prometheus.MustRegister(c)
+
+	// A leadership tenure with KRaft epoch 7.
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
+	s, err := w.ClaimLeadership(ctx, s)
+	if err == nil {
+		s, err = w.GetOrCreate(ctx, s)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	s.KRaftMetadataOffset = 1234
+	if _, err = w.Update(ctx, s); errors.Is(err, migrationzk.ErrStaleSession) {
+		// Only a new client mends a stale session: close this one, connect
+		// again and retry the same checkpoint with a new Writer.
+		conn.Close()
+		conn, w = connect()
+		c.SetWriter(w)
+		_, err = w.Update(ctx, s)
+	}
+	if err != nil {
+		log.Print(err)
+	}
+
+	// Should the controller lose leadership and win it again, the new
+	// tenure, with a new KRaft epoch, gets a new Writer too.
+	w = migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	c.SetWriter(w)
+	s.KRaftControllerEpoch = 8
+	if _, err := w.ClaimLeadership(ctx, s); err != nil {
+		log.Print(err)
+	}
+	conn.Close()
 }

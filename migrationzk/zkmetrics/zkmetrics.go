@@ -14,6 +14,11 @@
 //	zkwriter_retired                        1 once the Writer was fenced by another controller, else 0
 //	zk_write_behind_lag                     committed offset minus confirmed offset, never below 0
 //
+// A controller replaces its Writer after migrationzk.ErrStaleSession and at
+// each new leadership tenure; Collector.SetWriter hands the new one to the
+// Collector, whose counters carry on from the replaced Writer's final
+// counts while its gauges follow the new Writer.
+//
 // zk_write_behind_lag carries the name of Kafka's ZkWriteBehindLag but not
 // its flaw: Kafka records the offset of a dual-write batch before its
 // checkpoint is confirmed, so its lag stays at zero while writes are
@@ -23,6 +28,8 @@
 package zkmetrics
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
@@ -57,10 +64,18 @@ func WithConstLabels(labels prometheus.Labels) Option {
 	}
 }
 
-// Collector is a prometheus.Collector for one Writer.
+// Collector is a prometheus.Collector for the current Writer of a
+// controller. SetWriter replaces that Writer, as a controller does after
+// ErrStaleSession and at each new leadership tenure, and the counters go on
+// from where the replaced Writer left them.
 type Collector struct {
-	w         *migrationzk.Writer
 	committed func() int64
+
+	mu sync.RWMutex
+	w  *migrationzk.Writer
+	// base holds the final counts of the Writers replaced so far, added to
+	// the current Writer's.
+	base migrationzk.Stats
 
 	writes, attempts, retries, lostAcks *prometheus.Desc
 	latency, confirmed, retired, lag    *prometheus.Desc
@@ -68,10 +83,10 @@ type Collector struct {
 
 var _ prometheus.Collector = (*Collector)(nil)
 
-// NewCollector returns a Collector for w. committed returns the offset of
-// the last record the KRaft controller committed to its metadata log, the
-// offset that ZooKeeper should catch up with; it is called at each scrape
-// and must be safe for concurrent use. With a nil committed the lag gauge
+// NewCollector returns a Collector reading w until SetWriter replaces it.
+// committed returns the offset of the last record the KRaft controller
+// committed to its metadata log, the offset that ZooKeeper should catch up
+// with; it is called at each scrape and must be safe for concurrent use. With a nil committed the lag gauge
 // is not exported.
 func NewCollector(w *migrationzk.Writer, committed func() int64, opts ...Option) *Collector {
 	cfg := config{namespace: DefaultNamespace}
@@ -111,10 +126,56 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect reads the Writer's statistics and sends the metrics.
+// SetWriter makes w the Writer the Collector reads from the next scrape
+// on. It is safe for concurrent use with scrapes and other calls.
+//
+// Counters continue: SetWriter takes a snapshot of the replaced Writer's
+// Stats at the moment of the call and adds it, from then on, to the
+// current Writer's counts (writes by outcome, attempts, retries, lost
+// acknowledgements recovered, and the latency histogram's buckets, count
+// and sum), so no counter goes down. Whatever the replaced Writer does
+// after that moment is not counted: a call still in progress counts only
+// if it had returned, and later calls not at all. Stop using a Writer
+// before replacing it: after ErrStaleSession its client is to be closed,
+// and once a leadership tenure is over its writes would be fenced.
+//
+// Gauges follow w alone: the confirmed offset reads -1, and the lag grows
+// accordingly, until w confirms a checkpoint (GetOrCreate does), and the
+// retired gauge reads 0 until w is fenced.
+//
+// Setting the current Writer again changes nothing. Setting a Writer that
+// was replaced earlier counts its earlier calls twice: make a new Writer
+// instead. w must not be nil.
+func (c *Collector) SetWriter(w *migrationzk.Writer) {
+	if w == nil {
+		panic("zkmetrics: SetWriter with a nil Writer")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w == c.w {
+		return
+	}
+	c.base = add(c.base, c.w.Stats())
+	c.w = w
+}
+
+// read returns the counts of the replaced Writers plus the current
+// Writer's, with the current Writer's gauges. Under the lock a scrape
+// neither pairs a base with the wrong Writer nor reads a replaced Writer
+// after its snapshot was taken, so its counts never exceed those of a
+// later scrape.
+func (c *Collector) read() (s migrationzk.Stats, confirmed int64, retired bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	s = add(c.base, c.w.Stats())
+	retired, _ = c.w.Retired()
+	return s, c.w.ConfirmedOffset(), retired
+}
+
+// Collect reads the statistics of the current Writer, adds those of the
+// Writers it replaced, and sends the metrics.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	s := c.w.Stats()
-	confirmed := c.w.ConfirmedOffset()
+	s, confirmed, isRetired := c.read()
 	for _, w := range [...]struct {
 		outcome string
 		n       uint64
@@ -127,7 +188,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstHistogram(c.latency, s.Latency.Count, s.Latency.Sum.Seconds(), buckets(s.Latency))
 	ch <- prometheus.MustNewConstMetric(c.confirmed, prometheus.GaugeValue, float64(confirmed))
 	retired := 0.0
-	if r, _ := c.w.Retired(); r {
+	if isRetired {
 		retired = 1
 	}
 	ch <- prometheus.MustNewConstMetric(c.retired, prometheus.GaugeValue, retired)
@@ -155,4 +216,26 @@ func buckets(h migrationzk.Histogram) map[float64]uint64 {
 		}
 	}
 	return b
+}
+
+// add returns the sum of two Writers' counts. The Writers share the
+// latency bounds; a zero Stats, the base before any replacement, adds
+// nothing.
+func add(a, b migrationzk.Stats) migrationzk.Stats {
+	s := migrationzk.Stats{
+		OK: a.OK + b.OK, Recovered: a.Recovered + b.Recovered, Conflicts: a.Conflicts + b.Conflicts,
+		Fenced: a.Fenced + b.Fenced, Errors: a.Errors + b.Errors,
+		Attempts: a.Attempts + b.Attempts, Retries: a.Retries + b.Retries, LostAcks: a.LostAcks + b.LostAcks,
+	}
+	s.Latency.Bounds = b.Latency.Bounds
+	s.Latency.Counts = make([]uint64, len(b.Latency.Counts))
+	for i, n := range b.Latency.Counts {
+		s.Latency.Counts[i] = n
+		if i < len(a.Latency.Counts) {
+			s.Latency.Counts[i] += a.Latency.Counts[i]
+		}
+	}
+	s.Latency.Count = a.Latency.Count + b.Latency.Count
+	s.Latency.Sum = a.Latency.Sum + b.Latency.Sum
+	return s
 }
