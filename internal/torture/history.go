@@ -59,6 +59,7 @@ type history struct {
 	successes []success
 }
 
+// newHistory returns an empty history whose clock starts now.
 func newHistory() *history {
 	return &history{
 		start:   time.Now(),
@@ -71,30 +72,35 @@ func newHistory() *history {
 // now is the time since the run started, in nanoseconds.
 func (h *history) now() int64 { return int64(time.Since(h.start)) }
 
+// add records o in the history of group.
 func (h *history) add(group string, o op) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.groups[group] = append(h.groups[group], o)
 }
 
+// setInit sets the state group is in when the run starts.
 func (h *history) setInit(group string, s slots) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.init[group] = s
 }
 
+// addForeign records a foreign write on path.
 func (h *history) addForeign(path string, f foreignWrite) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.foreign[path] = append(h.foreign[path], f)
 }
 
+// addConflict records a conflict the library reported.
 func (h *history) addConflict(c conflictReport) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.conflicts = append(h.conflicts, c)
 }
 
+// addSuccess records a write the library reported landed.
 func (h *history) addSuccess(s success) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -130,9 +136,16 @@ func (h *history) size() int {
 func (h *history) check(timeout time.Duration) []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var anomalies []string
+	anomalies := h.nonLinearizable(timeout)
+	anomalies = append(anomalies, h.falseConflicts()...)
+	anomalies = append(anomalies, h.missedConflicts()...)
+	return anomalies
+}
 
-	// Linearizability of every group.
+// nonLinearizable checks the linearizability of every group, in the order
+// of their names, and describes those that are not. h.mu must be held.
+func (h *history) nonLinearizable(timeout time.Duration) []string {
+	var anomalies []string
 	names := make([]string, 0, len(h.groups))
 	for g := range h.groups {
 		names = append(names, g)
@@ -147,9 +160,13 @@ func (h *history) check(timeout time.Duration) []string {
 			anomalies = append(anomalies, msg)
 		}
 	}
+	return anomalies
+}
 
-	// False conflicts: a conflict with no foreign write on its path since
-	// the writer learned the version it wrote from.
+// falseConflicts finds conflicts with no foreign write on their path since
+// the writer learned the version it wrote from. h.mu must be held.
+func (h *history) falseConflicts() []string {
+	var anomalies []string
 	for _, c := range h.conflicts {
 		legit := false
 		for _, f := range h.foreign[c.Path] {
@@ -162,11 +179,15 @@ func (h *history) check(timeout time.Duration) []string {
 			anomalies = append(anomalies, fmt.Sprintf("false conflict on %s at [%d, %d] (%s): no foreign write since %d", c.Path, c.At.Call, c.At.Return, c.What, c.Since))
 		}
 	}
+	return anomalies
+}
 
-	// Missed conflicts: a success although a foreign write landed between
-	// the moment the writer learned its version and the moment it wrote.
-	// Lost or duplicated versions: two acknowledged writes producing the
-	// same version of a znode.
+// missedConflicts finds successes although a foreign write landed between
+// the moment the writer learned its version and the moment it wrote, and
+// lost or duplicated versions: two acknowledged writes producing the same
+// version of a znode. h.mu must be held.
+func (h *history) missedConflicts() []string {
+	var anomalies []string
 	produced := map[string]map[int32]string{}
 	mark := func(path string, v int32, what string) {
 		if produced[path] == nil {

@@ -21,6 +21,7 @@ type value struct {
 	Data    string
 }
 
+// String formats v for the checker's reports.
 func (v value) String() string {
 	if !v.Exists {
 		return "absent"
@@ -39,6 +40,7 @@ const (
 	slotEpoch     = 1
 )
 
+// condKind says what a cond requires of its slot.
 type condKind uint8
 
 const (
@@ -56,6 +58,7 @@ type cond struct {
 	Data    string
 }
 
+// holds reports whether a slot holding v meets c.
 func (c cond) holds(v value) bool {
 	switch c.Kind {
 	case condVersion:
@@ -83,6 +86,7 @@ func (c cond) impossibleAfter(v value) bool {
 	return false
 }
 
+// String formats c for the checker's reports.
 func (c cond) String() string {
 	switch c.Kind {
 	case condVersion:
@@ -116,6 +120,7 @@ type obs struct {
 	VersionOnly bool
 }
 
+// stepKind says what an operation's outcome tells of its effects.
 type stepKind uint8
 
 const (
@@ -143,6 +148,7 @@ type step struct {
 	Desc    string
 }
 
+// holds reports whether every condition of s holds in st.
 func (s step) holds(st slots) bool {
 	for _, c := range s.Conds {
 		if !c.holds(st[c.Slot]) {
@@ -171,6 +177,7 @@ func (s step) apply(st slots) (slots, bool) {
 	return st, ok
 }
 
+// observes reports whether st shows what s observed.
 func (s step) observes(st slots) bool {
 	for _, o := range s.Obs {
 		v := st[o.Slot]
@@ -226,6 +233,7 @@ func next(st slots, s step) []interface{} {
 	return nil
 }
 
+// String formats s for the checker's reports.
 func (s step) String() string {
 	var b strings.Builder
 	b.WriteString(s.Desc)
@@ -278,33 +286,7 @@ func modelFrom(init slots) porcupine.Model {
 // operation saw a slot (versions only grow, nothing is deleted) took
 // effect, if at all, before that operation returned.
 func capMaybes(ops []op) {
-	type seen struct {
-		at  int64
-		val value
-	}
-	// Observations of each slot: reads, and writes that reported the
-	// version they produced.
-	var sightings [2][]seen
-	for _, o := range ops {
-		if o.Return == never {
-			continue
-		}
-		switch o.Step.Kind {
-		case stepRead, stepReadOrCreate:
-			for _, ob := range o.Step.Obs {
-				sightings[ob.Slot] = append(sightings[ob.Slot], seen{o.Return, ob.Val})
-			}
-		case stepWrite:
-			for _, e := range o.Step.Effects {
-				if e.Version >= 0 {
-					sightings[e.Slot] = append(sightings[e.Slot], seen{o.Return, value{Exists: true, Version: e.Version}})
-				}
-			}
-		}
-	}
-	for s := range sightings {
-		sort.Slice(sightings[s], func(i, j int) bool { return sightings[s][i].at < sightings[s][j].at })
-	}
+	sightings := slotSightings(ops)
 	for i := range ops {
 		o := &ops[i]
 		if o.Step.Kind != stepMaybe {
@@ -325,6 +307,40 @@ func capMaybes(ops []op) {
 	}
 }
 
+// sighting is a slot seen holding val by an operation that returned at at.
+type sighting struct {
+	at  int64
+	val value
+}
+
+// slotSightings lists, for each slot and in the order of their return,
+// the observations of it by operations whose outcome is known: reads, and
+// writes that reported the version they produced.
+func slotSightings(ops []op) [2][]sighting {
+	var sightings [2][]sighting
+	for _, o := range ops {
+		if o.Return == never {
+			continue
+		}
+		switch o.Step.Kind {
+		case stepRead, stepReadOrCreate:
+			for _, ob := range o.Step.Obs {
+				sightings[ob.Slot] = append(sightings[ob.Slot], sighting{o.Return, ob.Val})
+			}
+		case stepWrite:
+			for _, e := range o.Step.Effects {
+				if e.Version >= 0 {
+					sightings[e.Slot] = append(sightings[e.Slot], sighting{o.Return, value{Exists: true, Version: e.Version}})
+				}
+			}
+		}
+	}
+	for s := range sightings {
+		sort.Slice(sightings[s], func(i, j int) bool { return sightings[s][i].at < sightings[s][j].at })
+	}
+	return sightings
+}
+
 // chunk is a stretch of a group's history that can be checked alone: no
 // operation spans its borders, and its initial state was observed.
 type chunk struct {
@@ -339,66 +355,86 @@ func split(init slots, ops []op, nslots int) []chunk {
 	var chunks []chunk
 	cur := chunk{init: init}
 	var maxReturn int64 = -1
-	// last[s]: index in cur.ops of the latest read of s that follows
-	// every write to s; -1 when a write came after it.
-	last := [2]int{-1, -1}
-	lastWrite := [2]int64{-1, -1}
+	reads := newReadsAfterWrites()
 	for _, o := range ops {
 		if len(cur.ops) > 0 && o.Call > maxReturn && maxReturn != never {
-			known := true
-			var st slots
-			for s := 0; s < nslots; s++ {
-				if last[s] < 0 {
-					known = false
-					break
-				}
-				ob := cur.ops[last[s]].Step.Obs
-				for _, x := range ob {
-					if x.Slot == s {
-						st[s] = x.Val
-					}
-				}
-			}
-			if known {
+			if st, known := reads.state(cur.ops, nslots); known {
 				chunks = append(chunks, cur)
 				cur = chunk{init: st}
-				last = [2]int{-1, -1}
-				lastWrite = [2]int64{-1, -1}
+				reads = newReadsAfterWrites()
 			}
 		}
 		cur.ops = append(cur.ops, o)
 		if o.Return > maxReturn {
 			maxReturn = o.Return
 		}
-		switch o.Step.Kind {
-		case stepRead:
-			for _, ob := range o.Step.Obs {
-				if !ob.VersionOnly && o.Call > lastWrite[ob.Slot] {
-					last[ob.Slot] = len(cur.ops) - 1
-				}
-			}
-		default:
-			touched := map[int]bool{}
-			for _, e := range o.Step.Effects {
-				touched[e.Slot] = true
-			}
-			if o.Step.Kind == stepReadOrCreate {
-				for _, ob := range o.Step.Obs {
-					touched[ob.Slot] = true
-				}
-			}
-			for s := range touched {
-				last[s] = -1
-				if o.Return > lastWrite[s] {
-					lastWrite[s] = o.Return
-				}
-			}
-		}
+		reads.add(o, len(cur.ops)-1)
 	}
 	if len(cur.ops) > 0 {
 		chunks = append(chunks, cur)
 	}
 	return chunks
+}
+
+// readsAfterWrites follows, while split walks a chunk, the reads that tell
+// each slot's state: the latest read of a slot that came after every write
+// to it.
+type readsAfterWrites struct {
+	// last[s]: index in the chunk's ops of the latest read of s that
+	// follows every write to s; -1 when a write came after it.
+	last [2]int
+	// lastWrite[s]: the latest return of a write to s; -1 when none.
+	lastWrite [2]int64
+}
+
+func newReadsAfterWrites() readsAfterWrites {
+	return readsAfterWrites{last: [2]int{-1, -1}, lastWrite: [2]int64{-1, -1}}
+}
+
+// state returns the state of the first nslots slots as the reads among ops
+// saw it, and whether a read tells every one of them.
+func (r *readsAfterWrites) state(ops []op, nslots int) (slots, bool) {
+	var st slots
+	for s := 0; s < nslots; s++ {
+		if r.last[s] < 0 {
+			return st, false
+		}
+		for _, x := range ops[r.last[s]].Step.Obs {
+			if x.Slot == s {
+				st[s] = x.Val
+			}
+		}
+	}
+	return st, true
+}
+
+// add takes o, at index i of the chunk's ops, into account: a read that
+// follows every write to a slot tells its state; a write, or a
+// GetOrCreate, leaves it unknown until the next such read.
+func (r *readsAfterWrites) add(o op, i int) {
+	if o.Step.Kind == stepRead {
+		for _, ob := range o.Step.Obs {
+			if !ob.VersionOnly && o.Call > r.lastWrite[ob.Slot] {
+				r.last[ob.Slot] = i
+			}
+		}
+		return
+	}
+	touched := map[int]bool{}
+	for _, e := range o.Step.Effects {
+		touched[e.Slot] = true
+	}
+	if o.Step.Kind == stepReadOrCreate {
+		for _, ob := range o.Step.Obs {
+			touched[ob.Slot] = true
+		}
+	}
+	for s := range touched {
+		r.last[s] = -1
+		if o.Return > r.lastWrite[s] {
+			r.lastWrite[s] = o.Return
+		}
+	}
 }
 
 // checkGroup checks that a group's history is linearizable. It returns a
@@ -418,25 +454,32 @@ func checkGroup(name string, init slots, ops []op, nslots int, timeout time.Dura
 		case porcupine.Unknown:
 			return fmt.Sprintf("%s: linearizability check timed out on %d operations from %v", name, len(c.ops), c.init)
 		default:
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s: not linearizable; %d operations from state %v | %v:", name, len(c.ops), c.init[0], c.init[1])
-			for i, o := range c.ops {
-				if i >= 40 {
-					fmt.Fprintf(&b, "\n  ... %d more", len(c.ops)-i)
-					break
-				}
-				ret := "∞"
-				if o.Return != never {
-					ret = fmt.Sprint(o.Return)
-				}
-				fmt.Fprintf(&b, "\n  client %d [%d, %s] %v", o.Client, o.Call, ret, o.Step)
-			}
-			return b.String()
+			return describeNonLinearizable(name, c)
 		}
 	}
 	return ""
 }
 
+// describeNonLinearizable describes chunk c of group name, which is not
+// linearizable: its initial state and its first forty operations.
+func describeNonLinearizable(name string, c chunk) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: not linearizable; %d operations from state %v | %v:", name, len(c.ops), c.init[0], c.init[1])
+	for i, o := range c.ops {
+		if i >= 40 {
+			fmt.Fprintf(&b, "\n  ... %d more", len(c.ops)-i)
+			break
+		}
+		ret := "∞"
+		if o.Return != never {
+			ret = fmt.Sprint(o.Return)
+		}
+		fmt.Fprintf(&b, "\n  client %d [%d, %s] %v", o.Client, o.Call, ret, o.Step)
+	}
+	return b.String()
+}
+
+// shorten cuts s to 60 bytes for the checker's reports.
 func shorten(s string) string {
 	if len(s) > 60 {
 		return s[:60] + "..."

@@ -1,0 +1,182 @@
+package torture
+
+import (
+	"errors"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// barrierPath is a znode outside the root that the admin session writes to
+// before it reads: a write is applied by the admin's server in order after
+// every write committed before it, so the reads that follow on the same
+// session see them all. (A sync does not give that on the leader, which
+// answers it at once while it may not have applied the last commit.)
+const barrierPath = "/torture-barrier"
+
+// adminGet reads znodes through the admin session after a write barrier,
+// retrying over lost connections. A missing znode reads as nil data and a
+// nil Stat. It returns the time the barrier was sent.
+func (d *driver) adminGet(paths ...string) (int64, [][]byte, []*zk.Stat, error) {
+	var lastErr error
+	for i := 0; i < 500; i++ {
+		if i > 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		call := d.h.now()
+		if _, err := d.admin.Set(barrierPath, nil, -1); err != nil {
+			lastErr = err
+			continue
+		}
+		// The reads go out together, pipelined on the one connection.
+		datas := make([][]byte, len(paths))
+		stats := make([]*zk.Stat, len(paths))
+		errs := make([]error, len(paths))
+		var wg sync.WaitGroup
+		for j, p := range paths {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				data, st, err := d.admin.Get(p)
+				if err == nil {
+					datas[j], stats[j] = data, st
+				} else if !errors.Is(err, zk.ErrNoNode) {
+					errs[j] = err
+				}
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			lastErr = err
+			continue
+		}
+		return call, datas, stats, nil
+	}
+	d.anomaly("harness: admin read of %v failed: %v", paths, lastErr)
+	return 0, nil, nil, lastErr
+}
+
+// adminRead reads path through the admin session and records the read in
+// group at slot.
+func (d *driver) adminRead(path string, slot int, group string) (value, bool) {
+	vs, ok := d.adminReads([]string{path}, []int{slot}, []string{group})
+	if !ok {
+		return value{}, false
+	}
+	return vs[0], true
+}
+
+// adminReads reads paths after one barrier and records each read.
+func (d *driver) adminReads(paths []string, slotsOf []int, groups []string) ([]value, bool) {
+	call, datas, stats, err := d.adminGet(paths...)
+	ret := d.h.now()
+	if err != nil {
+		return nil, false
+	}
+	vs := make([]value, len(paths))
+	for i := range paths {
+		if stats[i] != nil {
+			vs[i] = value{Exists: true, Version: stats[i].Version, Data: string(datas[i])}
+		}
+		d.h.add(groups[i], op{Client: 0, Call: call, Return: ret, Step: step{Kind: stepRead,
+			Obs: []obs{{Slot: slotsOf[i], Val: vs[i]}}, Desc: "admin read " + paths[i]}})
+	}
+	return vs, true
+}
+
+// checkMigration reads /migration and /controller_epoch right after a call
+// returned s, and compares.
+func (d *driver) checkMigration(g *generation, s migrationzk.State, call, ret int64) {
+	vs, ok := d.adminReads([]string{d.p("/migration"), d.p("/controller_epoch")}, []int{slotMigration, slotEpoch}, []string{migrationGroup, migrationGroup})
+	if !ok {
+		return
+	}
+	v := vs[0]
+	if d.h.foreignDuring(d.p("/migration"), call, ret) {
+		return // a foreign write during the call may have moved it since
+	}
+	want := string(stateData(s))
+	switch {
+	case !v.Exists || v.Data != want:
+		d.anomaly("lost write: controller %d was told /migration holds %s at version %d; ZooKeeper holds %v", g.id, want, s.MigrationZkVersion, v)
+	case v.Version != s.MigrationZkVersion:
+		d.anomaly("version mismatch: controller %d was told /migration is at version %d; ZooKeeper holds %v", g.id, s.MigrationZkVersion, v)
+	}
+}
+
+// payloadCheck is what a call said a payload znode holds.
+type payloadCheck struct {
+	path    string
+	data    []byte
+	version int32
+	desc    string
+}
+
+// checkPayloads reads payload znodes right after a call that returned at
+// ret said they hold the given data at the given versions.
+func (d *driver) checkPayloads(checks []payloadCheck, call, ret int64) {
+	if len(checks) == 0 {
+		return
+	}
+	paths := make([]string, len(checks))
+	slotsOf := make([]int, len(checks))
+	for i, c := range checks {
+		paths[i] = c.path
+	}
+	vs, ok := d.adminReads(paths, slotsOf, paths)
+	if !ok {
+		return
+	}
+	for i, c := range checks {
+		v := vs[i]
+		if d.h.foreignDuring(c.path, call, ret) {
+			continue
+		}
+		switch {
+		case !v.Exists || v.Data != string(c.data):
+			d.anomaly("lost write: %s: ZooKeeper holds %v", c.desc, v)
+		case v.Version != c.version:
+			d.anomaly("version mismatch: %s reported version %d; ZooKeeper holds %v", c.desc, c.version, v)
+		}
+	}
+}
+
+// readFinalState reads through the admin session what ZooKeeper holds at
+// the end: /migration, /controller_epoch, and every payload znode the
+// workload or a foreign write touched, two hundred to a barrier.
+func (d *driver) readFinalState() {
+	d.adminRead(d.p("/migration"), slotMigration, migrationGroup)
+	d.adminRead(d.p("/controller_epoch"), slotEpoch, migrationGroup)
+	paths := d.touchedPayloads()
+	for len(paths) > 0 {
+		batch := paths[:min(len(paths), 200)]
+		paths = paths[len(batch):]
+		d.adminReads(batch, make([]int, len(batch)), batch)
+	}
+}
+
+// touchedPayloads returns, sorted and each once, the full paths of the
+// payload znodes the driver wrote or learned of, and of those a foreign
+// write touched.
+func (d *driver) touchedPayloads() []string {
+	paths := make([]string, 0, len(d.payloads))
+	for p := range d.payloads {
+		paths = append(paths, d.p(p))
+	}
+	d.h.mu.Lock()
+	for p := range d.h.foreign {
+		if strings.HasPrefix(p, root+znode.TopicsPath) {
+			paths = append(paths, p)
+		}
+	}
+	d.h.mu.Unlock()
+	sort.Strings(paths)
+	return slices.Compact(paths)
+}

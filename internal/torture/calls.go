@@ -1,0 +1,284 @@
+package torture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// outcome of one call, as the driver sees it.
+type outcome struct {
+	err      error
+	retry    bool // outcome unknown, or not sent: call again
+	deadline bool // the caller's deadline ended the call
+	conflict bool
+	fenced   bool
+}
+
+// classify sorts a call's error; it does not record anything.
+func (d *driver) classify(g *generation, ctx context.Context, err error) outcome {
+	o := outcome{err: err}
+	switch {
+	case err == nil:
+	case errors.Is(err, migrationzk.ErrOutcomeUnknown):
+		d.unknown++
+		o.retry, o.err = true, err
+		o.deadline = ctx.Err() != nil
+		d.mend(g, err)
+	case errors.Is(err, migrationzk.ErrFenced):
+		o.fenced = true
+	case errors.Is(err, migrationzk.ErrConflict):
+		o.conflict = true
+		d.conflicts++
+	case ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+		// Not sent: the documented meaning of a context error without
+		// ErrOutcomeUnknown.
+		o.retry, o.deadline = true, true
+	}
+	return o
+}
+
+// update makes one Update call and records it.
+func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State) outcome {
+	d.calls++
+	data := string(stateData(s))
+	call := d.h.now()
+	out, err := g.w.Update(ctx, s)
+	ret := d.h.now()
+	o := d.classify(g, ctx, err)
+	conds := []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion},
+		{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion}}
+	desc := fmt.Sprintf("update by %d offset %d", g.id, s.KRaftMetadataOffset)
+	switch {
+	case err == nil:
+		if out.MigrationZkVersion != s.MigrationZkVersion+1 {
+			d.anomaly("%s: version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
+		}
+		d.written(g, out, conds, data, desc, call, ret)
+	case o.retry && errors.Is(err, migrationzk.ErrOutcomeUnknown), o.conflict, o.fenced:
+		d.maybeWritten(g, o, conds, data, desc, call, ret)
+	}
+	return o
+}
+
+// written records a call that said it wrote /migration, and checks it.
+func (d *driver) written(g *generation, out migrationzk.State, conds []cond, data, desc string, call, ret int64) {
+	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite, Conds: conds,
+		Effects: []effect{{Slot: slotMigration, Data: data, Version: out.MigrationZkVersion}}, Desc: desc}})
+	d.h.addSuccess(success{Path: d.p("/migration"), Version: out.MigrationZkVersion, Learned: g.learned,
+		At: span{call, ret}, Client: g.client(), What: desc})
+	d.checkMigration(g, out, call, ret)
+	g.s, g.learned, g.since = out, ret, call
+}
+
+// maybeWritten records a call whose write to /migration may or may not
+// have happened.
+func (d *driver) maybeWritten(g *generation, o outcome, conds []cond, data, desc string, call, ret int64) {
+	end := ret
+	if o.retry {
+		end = never
+	}
+	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: end, Step: step{Kind: stepMaybe, Conds: conds,
+		Effects: []effect{{Slot: slotMigration, Data: data, Version: -1}}, Desc: desc + " (" + short(o.err) + ")"}})
+	d.recordConflict(g, o.err, call, ret, desc)
+}
+
+// recordConflict records what a *ConflictError says.
+func (d *driver) recordConflict(g *generation, err error, call, ret int64, desc string) {
+	var ce *migrationzk.ConflictError
+	if !errors.As(err, &ce) {
+		return
+	}
+	d.h.addConflict(conflictReport{Path: d.p("/migration"), Since: g.since, At: span{call, ret}, What: desc})
+	seen := value{Exists: ce.CurrentVersion >= 0, Version: ce.CurrentVersion}
+	if seen.Exists {
+		seen.Data = string(ce.CurrentData)
+	}
+	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepRead,
+		Obs: []obs{{Slot: slotMigration, Val: seen}}, Desc: desc + " conflict report"}})
+}
+
+// apply makes one Apply call and records it: the checkpoint that ends the
+// batch's transaction, then each op as its result says.
+func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, ops []migrationzk.Op) outcome {
+	d.calls++
+	call := d.h.now()
+	out, res, err := g.w.Apply(ctx, s, ops...)
+	ret := d.h.now()
+	o := d.classify(g, ctx, err)
+	desc := fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops))
+	d.recordApplyCheckpoint(g, s, out, o, desc, call, ret)
+	if res == nil && err == nil {
+		d.anomaly("%s: no results", desc)
+	}
+	var reread []string
+	var checks []payloadCheck
+	for i, r := range res {
+		opDesc := fmt.Sprintf("%s op %d %v", desc, i, ops[i])
+		var oe *migrationzk.OpError
+		switch {
+		case r.Err == nil:
+			checks = append(checks, d.opWritten(g, ops[i], r.Version, opDesc, call, ret))
+		case errors.As(r.Err, &oe):
+			d.opRefused(g, ops[i], oe, opDesc, call, ret)
+			reread = append(reread, ops[i].Path())
+		case errors.Is(r.Err, migrationzk.ErrNotApplied):
+			if err == nil {
+				d.anomaly("%s: op %d not applied in a batch that succeeded", desc, i)
+			}
+		default:
+			retry := errors.Is(r.Err, migrationzk.ErrOutcomeUnknown) && o.retry
+			d.opMaybeWritten(g, ops[i], r.Err, retry, opDesc, call, ret)
+		}
+	}
+	d.checkPayloads(checks, call, ret)
+	for _, p := range reread {
+		d.relearn(p)
+	}
+	return o
+}
+
+// recordApplyCheckpoint records what an Apply call of s, classified as o,
+// did to /migration, and checks it when it said it wrote.
+func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, o outcome, desc string, call, ret int64) {
+	data := string(stateData(s))
+	epochCond := cond{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion}
+	switch {
+	case o.err == nil:
+		// The call's own transaction moved /migration by one; when an
+		// earlier call's copy of it had landed and left ops to send, by
+		// two, from that copy's content.
+		from := cond{Slot: slotMigration, Kind: condVersion, Version: out.MigrationZkVersion - 1}
+		switch out.MigrationZkVersion - s.MigrationZkVersion {
+		case 1:
+		case 2:
+			from = cond{Slot: slotMigration, Kind: condVersionData, Version: out.MigrationZkVersion - 1, Data: data}
+		default:
+			d.anomaly("%s: /migration version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
+		}
+		d.written(g, out, []cond{from, epochCond}, data, desc, call, ret)
+	case o.retry && errors.Is(o.err, migrationzk.ErrOutcomeUnknown), o.conflict, o.fenced:
+		d.maybeWritten(g, o, []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion}, epochCond}, data, desc, call, ret)
+	}
+}
+
+// opWritten records an op of a batch that Apply said landed at version,
+// and returns what ZooKeeper must hold right after.
+func (d *driver) opWritten(g *generation, o migrationzk.Op, version int32, opDesc string, call, ret int64) payloadCheck {
+	path := d.p(o.Path())
+	eff := payloadEffect(o, version)
+	d.h.add(path, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite, Conds: []cond{payloadCond(o)},
+		Effects: []effect{eff}, Desc: opDesc}})
+	learned := int64(-1)
+	if pl := d.payloads[o.Path()]; pl != nil {
+		learned = pl.learned
+	}
+	d.h.addSuccess(success{Path: path, Version: version, Learned: learned, At: span{call, ret}, Client: g.client(), What: opDesc})
+	d.learn(o.Path(), true, version, ret)
+	return payloadCheck{path, o.Data(), version, opDesc}
+}
+
+// opRefused records an op of a batch that ZooKeeper refused (*OpError): a
+// conflict on its znode.
+func (d *driver) opRefused(g *generation, o migrationzk.Op, oe *migrationzk.OpError, opDesc string, call, ret int64) {
+	d.conflicts++
+	path := d.p(o.Path())
+	d.h.add(path, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepRefused, Conds: []cond{payloadCond(o)}, Desc: opDesc + " refused"}})
+	since := int64(0)
+	if pl := d.payloads[o.Path()]; pl != nil {
+		since = pl.learned
+	}
+	d.h.addConflict(conflictReport{Path: path, Since: since, At: span{call, ret}, What: opDesc + ": " + oe.Err.Error()})
+}
+
+// opMaybeWritten records an op of a batch that may or may not have landed,
+// failed with err; when the call is to be retried, it may land at any
+// later moment.
+func (d *driver) opMaybeWritten(g *generation, o migrationzk.Op, err error, retry bool, opDesc string, call, ret int64) {
+	end := ret
+	if retry {
+		end = never
+	}
+	d.h.add(d.p(o.Path()), op{Client: g.client(), Call: call, Return: end, Step: step{Kind: stepMaybe, Conds: []cond{payloadCond(o)},
+		Effects: []effect{payloadEffect(o, -1)}, Desc: opDesc + " (" + short(err) + ")"}})
+}
+
+// getOrCreate calls GetOrCreate until it settles and records it.
+func (d *driver) getOrCreate(g *generation) bool {
+	in := g.initial()
+	in.ZkControllerEpoch, in.ZkControllerEpochZkVersion = g.s.ZkControllerEpoch, g.s.ZkControllerEpochZkVersion
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		d.calls++
+		ctx, cancel := context.WithTimeout(d.ctx, callTimeout)
+		call := d.h.now()
+		s, err := g.w.GetOrCreate(ctx, in)
+		ret := d.h.now()
+		cancel()
+		if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+			d.unknown++
+			d.mend(g, err)
+			data := string(stateData(in))
+			d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: never, Step: step{Kind: stepMaybe,
+				Conds: []cond{{Slot: slotMigration, Kind: condAbsent}}, Effects: []effect{{Slot: slotMigration, Create: true, Data: data, Version: -1}},
+				Desc: "create /migration (unknown)"}})
+			continue
+		}
+		if err != nil {
+			d.anomaly("controller %d: GetOrCreate: %v", g.id, err)
+			return false
+		}
+		data := string(stateData(s))
+		d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepReadOrCreate,
+			Conds:   []cond{{Slot: slotMigration, Kind: condAbsent}},
+			Effects: []effect{{Slot: slotMigration, Create: true, Data: data, Version: 0}},
+			Obs:     []obs{{Slot: slotMigration, Val: value{Exists: true, Version: s.MigrationZkVersion, Data: data}}},
+			Desc:    fmt.Sprintf("GetOrCreate by %d", g.id)}})
+		d.checkMigration(g, s, call, ret)
+		g.s, g.learned, g.since = s, ret, call
+		return true
+	}
+	d.anomaly("stuck: controller %d: GetOrCreate outcome unknown %d times", g.id, maxAttempts)
+	return false
+}
+
+// isCreate reports whether o creates its znode.
+func isCreate(o migrationzk.Op) bool { return strings.HasPrefix(o.String(), "create ") }
+
+// payloadCond is the condition an op puts on its own znode.
+func payloadCond(o migrationzk.Op) cond {
+	switch {
+	case isCreate(o):
+		return cond{Kind: condAbsent}
+	case o.Version() >= 0:
+		return cond{Kind: condVersion, Version: o.Version()}
+	}
+	return cond{Kind: condExists}
+}
+
+// payloadEffect is what an op does to its own znode; version is the one
+// the caller was told it produced, or -1.
+func payloadEffect(o migrationzk.Op, version int32) effect {
+	return effect{Slot: 0, Create: isCreate(o), Data: string(o.Data()), Version: version}
+}
+
+// stateData is the content of /migration that s stands for.
+func stateData(s migrationzk.State) []byte {
+	return znode.Migration{KRaftMetadataOffset: s.KRaftMetadataOffset, KRaftControllerID: s.KRaftControllerID,
+		KRaftMetadataEpoch: s.KRaftMetadataEpoch, KRaftControllerEpoch: s.KRaftControllerEpoch}.Encode()
+}
+
+// short is err's message cut to 120 bytes, or "ok" for nil.
+func short(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	msg := err.Error()
+	if len(msg) > 120 {
+		msg = msg[:120] + "..."
+	}
+	return msg
+}

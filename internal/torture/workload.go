@@ -1,0 +1,204 @@
+package torture
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// work is one library call the driver makes: a checkpoint, or a batch
+// ending in one.
+type work struct {
+	ops []migrationzk.Op
+}
+
+// payload is what the driver knows of a payload znode.
+type payload struct {
+	exists  bool
+	version int32
+	learned int64
+}
+
+// choose picks the next call: a checkpoint alone, or a batch that creates
+// a topic, updates partition states, or both.
+func (d *driver) choose() work {
+	if d.rng.Float64() < 0.25 {
+		return work{}
+	}
+	var ops []migrationzk.Op
+	if len(d.states) == 0 || d.rng.Float64() < 0.3 {
+		ops = append(ops, d.topicOps(fmt.Sprintf("t%06d", d.nextTopic))...)
+		d.nextTopic++
+	}
+	if len(d.states) > 0 && (len(ops) == 0 || d.rng.Float64() < 0.3) {
+		ops = append(ops, d.partitionStateUpdates()...)
+	}
+	return work{ops: ops}
+}
+
+// partitionStateUpdates sets one to three existing partition states, each
+// at the version the driver last learned, with a new leader and leader
+// epoch.
+func (d *driver) partitionStateUpdates() []migrationzk.Op {
+	var ops []migrationzk.Op
+	n := 1 + d.rng.Intn(3)
+	picked := map[string]bool{}
+	for i := 0; i < n; i++ {
+		path := d.states[d.rng.Intn(len(d.states))]
+		if picked[path] {
+			continue
+		}
+		picked[path] = true
+		pl := d.payloads[path]
+		st := znode.PartitionState{ControllerEpoch: d.cur.epoch, Leader: 1 + int32(d.rng.Intn(3)),
+			LeaderEpoch: pl.version + 1, ISR: []int32{1, 2, 3}}
+		ops = append(ops, migrationzk.SetData(path, st.Encode(), pl.version))
+	}
+	return ops
+}
+
+// topicOps creates a topic with one partition: the topic, its partitions
+// node, the partition and its state.
+func (d *driver) topicOps(topic string) []migrationzk.Op {
+	base := znode.TopicsPath + "/" + topic
+	st := znode.PartitionState{ControllerEpoch: d.cur.epoch, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
+	return []migrationzk.Op{
+		migrationzk.Create(base, []byte(`{"partitions":{"0":[1,2,3]},"topic_id":"AAAAAAAAAAAAAAAAAAAAAA","adding_replicas":{},"removing_replicas":{},"version":3}`)),
+		migrationzk.Create(base+"/partitions", nil),
+		migrationzk.Create(base+"/partitions/0", nil),
+		migrationzk.Create(znode.PartitionStatePath(topic, 0), st.Encode()),
+	}
+}
+
+// step makes one call, with or without a fault, and reports whether the
+// run can go on.
+func (d *driver) step() bool {
+	g := d.cur
+	wk := d.choose()
+	s := d.nextCheckpoint(g)
+
+	var armed []*zktest.Armed
+	deadline := time.Duration(0)
+	if !d.quiet && d.rng.Float64() < d.cfg.FaultRate {
+		armed = d.inject(g, wk)
+	}
+	if !d.quiet && d.rng.Float64() < 0.04 {
+		deadline = time.Duration(1+d.rng.Intn(20)) * time.Millisecond
+	}
+	ok := d.callUntilSettled(g, s, wk, deadline)
+	waitArmed(armed)
+	for _, f := range d.afterCall {
+		f()
+	}
+	d.afterCall = nil
+	return ok
+}
+
+// nextCheckpoint moves the metadata offset on by one and returns the State
+// g writes next: what it last learned, stamped with its controller and the
+// new offset.
+func (d *driver) nextCheckpoint(g *generation) migrationzk.State {
+	d.offset++
+	s := g.s
+	s.KRaftControllerID, s.KRaftControllerEpoch = g.id, g.epoch
+	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = d.offset, g.epoch
+	return s
+}
+
+// waitArmed disarms the faults a call left unmatched and waits, two
+// seconds at most each, for those it matched: they act when the reply
+// comes, unless the connection died first.
+func waitArmed(armed []*zktest.Armed) {
+	for _, a := range armed {
+		if a.Disarm() {
+			continue
+		}
+		select {
+		case <-a.Fired():
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// callUntilSettled makes the call and repeats it, with the same arguments,
+// while its outcome is unknown. It reports whether the run can go on.
+func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, deadline time.Duration) bool {
+	for attempt := 1; ; attempt++ {
+		var ctx context.Context
+		var cancel context.CancelFunc
+		if deadline > 0 && attempt == 1 {
+			ctx, cancel = context.WithTimeout(d.ctx, deadline)
+		} else {
+			ctx, cancel = context.WithTimeout(d.ctx, callTimeout)
+		}
+		var res outcome
+		if wk.ops == nil {
+			res = d.update(ctx, g, s)
+		} else {
+			res = d.apply(ctx, g, s, wk.ops)
+		}
+		cancel()
+		if res.deadline && attempt == 1 && deadline > 0 {
+			d.count(FaultCallerDeadline)
+		}
+		switch {
+		case res.retry:
+			if attempt >= maxAttempts {
+				st := g.w.Stats()
+				d.anomaly("stuck: controller %d: %d attempts, last: %v; client state %v on %s, session %x, requests %v, writer attempts %d retries %d; writer log:\n    %v",
+					g.id, attempt, res.err, g.conn.State(), g.conn.Server(), g.conn.SessionID(), g.faults.Counts(), st.Attempts, st.Retries, g.log)
+				return false
+			}
+			continue
+		case res.fenced:
+			for _, o := range wk.ops {
+				d.relearn(o.Path())
+			}
+			return d.takeOver(g, s)
+		case res.conflict:
+			return d.resync(g, wk)
+		case res.err != nil:
+			d.anomaly("controller %d: unexpected error: %v", g.id, res.err)
+			return d.resync(g, wk)
+		}
+		return true
+	}
+}
+
+// resync is what the driver does after a conflict: read /migration again
+// (as a controller reloads its state), and reread the batch's znodes.
+func (d *driver) resync(g *generation, wk work) bool {
+	for _, o := range wk.ops {
+		d.relearn(o.Path())
+	}
+	return d.getOrCreate(g)
+}
+
+// learn records what the driver knows of a payload znode.
+func (d *driver) learn(path string, exists bool, version int32, at int64) {
+	pl := d.payloads[path]
+	if pl == nil {
+		pl = &payload{}
+		d.payloads[path] = pl
+	}
+	isState := strings.HasSuffix(path, "/state")
+	if exists && !pl.exists && isState {
+		d.states = append(d.states, path)
+	}
+	pl.exists, pl.version, pl.learned = exists, version, at
+}
+
+// relearn reads a payload znode through the admin session and records it.
+func (d *driver) relearn(rel string) {
+	path := d.p(rel)
+	v, ok := d.adminRead(path, 0, path)
+	if !ok {
+		return
+	}
+	d.learn(rel, v.Exists, v.Version, d.h.now())
+}
