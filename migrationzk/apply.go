@@ -289,7 +289,7 @@ func (a *attempt) verify(ctx context.Context, r *retrier, _ error, resent bool) 
 }
 
 func (a *attempt) judge(ctx context.Context, r *retrier, resent bool) (verdict, error) {
-	if k, opErr, ok := refusedAtOp(a.res, len(a.ops)); ok {
+	if k, opErr := refusedAtOp(a.res, len(a.ops)); k >= 0 {
 		return a.refuse(ctx, k, opErr)
 	}
 	b, w := a.b, a.b.w

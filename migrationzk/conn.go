@@ -27,22 +27,20 @@ var _ Conn = (*zk.Conn)(nil)
 // fate; the operator tool and the torture suite sort with the same rules.
 func classify(err error) zkerr.Class { return zkerr.Classify(err) }
 
-// errAbandoned: the context ended while a request was in flight.
-var errAbandoned = errors.New("request abandoned")
-
-// call runs one blocking request, giving up waiting when ctx ends (the
-// request may still be sent and applied: go-zookeeper has no cancellation).
-func call(ctx context.Context, fn func() error) error {
+// call runs one blocking request and returns its error, giving up waiting
+// when ctx ends: then returned is false, and the request may still be sent
+// and applied (go-zookeeper has no cancellation).
+func call(ctx context.Context, fn func() error) (returned bool, err error) {
 	if ctx.Done() == nil {
-		return fn()
+		return true, fn()
 	}
 	done := make(chan error, 1)
 	go func() { done <- fn() }()
 	select {
 	case err := <-done:
-		return err
+		return true, err
 	case <-ctx.Done():
-		return errAbandoned
+		return false, nil
 	}
 }
 

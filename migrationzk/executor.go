@@ -21,8 +21,8 @@ type executor struct {
 // retrying over lost connections. Reads are safe to repeat.
 func (e *executor) read(ctx context.Context, r *retrier, fn func() error) error {
 	for {
-		err := call(ctx, fn)
-		if err == errAbandoned {
+		returned, err := call(ctx, fn)
+		if !returned {
 			return ctx.Err()
 		}
 		if zkerr.Retryable(err) {
@@ -128,8 +128,8 @@ func (e *executor) run(ctx context.Context, r *retrier, w write) (verdict, error
 		if err := ctx.Err(); err != nil {
 			return verdictNotLanded, e.stopped(w, resent, err, last)
 		}
-		err := e.attempt(ctx, w, attempt)
-		if err == errAbandoned {
+		returned, err := e.attempt(ctx, w, attempt)
+		if !returned {
 			return verdictNotLanded, e.unknown(w, ctx.Err(), last)
 		}
 		switch c := classify(err); c {
@@ -159,8 +159,9 @@ func (e *executor) run(ctx context.Context, r *retrier, w write) (verdict, error
 	}
 }
 
-// attempt sends w once and counts it.
-func (e *executor) attempt(ctx context.Context, w write, attempt int) error {
+// attempt sends w once and counts it; returned is false when ctx ended
+// first.
+func (e *executor) attempt(ctx context.Context, w write, attempt int) (returned bool, err error) {
 	e.stats.attempts.Add(1)
 	if attempt > 1 {
 		e.stats.retries.Add(1)

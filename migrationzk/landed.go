@@ -7,7 +7,10 @@ package migrationzk
 // conflict leaves the caller with a stale znode version forever; taking a
 // real conflict for success loses data. So after a rejection the writer
 // rereads the znodes on the same session, after a sync, and the rules below
-// give the verdict. Nothing else in the package decides.
+// give the verdict. Nothing else in the package decides; executor.go only
+// carries verdicts out, and knows two fates of its own: acknowledged, and
+// unknown when a call must stop while a copy is in doubt and no reread has
+// settled it.
 //
 // A write counts as ours only with exact evidence: the version it must have
 // produced (expected+1 for SetData, 0 for a create) and, for a fenced
@@ -29,27 +32,13 @@ import (
 type verdict uint8
 
 const (
-	// verdictNotLanded: the write did not land; the error returned with
-	// it says why and is the call's result.
-	verdictNotLanded verdict = iota
-	// verdictLanded: an earlier copy of the write landed; its
-	// acknowledgement was lost.
-	verdictLanded
-	// verdictResend: the write did not land and nothing stands in its way:
-	// send it, amended where the verdict says, again.
-	verdictResend
-	// verdictReread: the write did not land and the znodes hold someone
-	// else's state: read them again and decide afresh.
-	verdictReread
-	// verdictMoot: the write did not land and need not: what it was for
-	// holds already.
-	verdictMoot
-	// verdictEarlier: a transaction of ours with this content landed, but
-	// not a copy this call sent; its ops are judged one by one (opHeld).
-	verdictEarlier
-	// verdictAcked is no verdict of these rules: ZooKeeper acknowledged
-	// the write.
-	verdictAcked
+	verdictNotLanded verdict = iota // did not land; the error with it says why and is the call's result
+	verdictLanded                   // an earlier copy landed: its acknowledgement was lost
+	verdictResend                   // did not land, nothing in its way: send it (as amended) again
+	verdictReread                   // did not land; the znodes hold another's state: read and decide afresh
+	verdictMoot                     // did not land and need not: what it was for holds already
+	verdictEarlier                  // an earlier call's transaction of ours landed: judge its ops one by one (opHeld)
+	verdictAcked                    // no verdict of these rules: ZooKeeper acknowledged the write
 )
 
 // intent is one znode write as it was sent.
@@ -168,18 +157,20 @@ func (w *Writer) batchVerdict(s State, mine intent, fence int32, cur, epoch znod
 	return v, err
 }
 
-// refusedAtOp finds a refusal that ZooKeeper reported at one of the nops
-// ops after the fence and the /migration write. It proves that the
-// transaction did not land: the fence and /migration passed, so no earlier
-// copy had moved /migration, and none will, since ZooKeeper answered on
-// this session after it. It returns the op's position among the ops.
-func refusedAtOp(res []zk.MultiResponse, nops int) (int, error, bool) {
+// refusedAtOp returns the position among the nops ops, and the error, of
+// a refusal that ZooKeeper reported after the fence and the /migration
+// write, or -1. Such a refusal proves that the transaction did not land:
+// the fence and /migration passed, so no earlier copy had moved /migration,
+// and none will, since ZooKeeper answered on this session after it.
+func refusedAtOp(res []zk.MultiResponse, nops int) (int, error) {
 	for i, r := range res {
-		if r.Error != nil {
-			return i - firstOpIndex, r.Error, i >= firstOpIndex && i < firstOpIndex+nops
+		if r.Error != nil && i >= firstOpIndex && i < firstOpIndex+nops {
+			return i - firstOpIndex, r.Error
+		} else if r.Error != nil {
+			return -1, nil
 		}
 	}
-	return 0, nil, false
+	return -1, nil
 }
 
 // opHeld judges one op of an earlier transaction that a /migration write

@@ -190,7 +190,6 @@ func TestClassify(t *testing.T) {
 	for err, want := range map[error]zkerr.Class{
 		nil:                        zkerr.OK,
 		errors.New("read: EOF"):    zkerr.Unknown,
-		errAbandoned:               zkerr.Unknown,
 		ErrConnClosed:              zkerr.Unknown,
 		errors.New("unknown -112"): zkerr.Unknown,
 	} {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -34,19 +35,13 @@ func read(ctx context.Context, conn *zk.Conn, fn func() error) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		if !retryable(err) {
+		if !zkerr.Retryable(err) {
 			return err
 		}
 		if werr := zkconn.WaitForSession(ctx, conn); werr != nil {
 			return fmt.Errorf("%w (last error: %v)", werr, err)
 		}
 	}
-}
-
-// retryable reports whether a read failed because the connection was lost.
-func retryable(err error) bool {
-	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
-		errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrSessionMoved)
 }
 
 // raw is one znode as read.

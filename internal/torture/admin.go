@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -33,6 +34,9 @@ func (d *driver) adminGet(paths ...string) (int64, [][]byte, []*zk.Stat, error) 
 		call := d.h.now()
 		if _, err := d.admin.Set(barrierPath, nil, -1); err != nil {
 			lastErr = err
+			if !zkerr.Retryable(err) {
+				break
+			}
 			continue
 		}
 		// The reads go out together, pipelined on the one connection.
@@ -55,12 +59,26 @@ func (d *driver) adminGet(paths ...string) (int64, [][]byte, []*zk.Stat, error) 
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
 			lastErr = err
+			if !retryableAll(errs) {
+				break
+			}
 			continue
 		}
 		return call, datas, stats, nil
 	}
 	d.anomaly("harness: admin read of %v failed: %v", paths, lastErr)
 	return 0, nil, nil, lastErr
+}
+
+// retryableAll reports whether every error in errs (nil ones aside) is one
+// that a read may simply be sent again after.
+func retryableAll(errs []error) bool {
+	for _, err := range errs {
+		if err != nil && !zkerr.Retryable(err) {
+			return false
+		}
+	}
+	return true
 }
 
 // adminRead reads path through the admin session and records the read in

@@ -1,0 +1,181 @@
+package migrationzk_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// endTenure raises /controller_epoch as another controller's election
+// does, through the test's second session.
+func (c *cluster) endTenure() {
+	c.t.Helper()
+	data, st := c.get("/controller_epoch")
+	epoch, err := znode.DecodeControllerEpoch(data)
+	if err != nil {
+		c.t.Error(err)
+		return
+	}
+	if _, err := c.admin.Set(c.p("/controller_epoch"), znode.EncodeControllerEpoch(epoch+1), st.Version); err != nil {
+		c.t.Error(err)
+	}
+}
+
+// checkFencedAndRetired fails unless err is a *FencedError from
+// /controller_epoch and the Writer is retired with its confirmed offset
+// short of offset.
+func checkFencedAndRetired(t *testing.T, c *cluster, w *migrationzk.Writer, err error, offset int64) {
+	t.Helper()
+	var fe *migrationzk.FencedError
+	if !errors.As(err, &fe) || fe.Path != c.p("/controller_epoch") {
+		t.Fatalf("err = %v, want fenced by /controller_epoch", err)
+	}
+	if retired, _ := w.Retired(); !retired {
+		t.Fatal("not retired")
+	}
+	if w.ConfirmedOffset() == offset {
+		t.Fatal("ConfirmedOffset moved to a checkpoint written under a tenure that ended")
+	}
+	if w.Stats().LostAcks != 0 {
+		t.Fatalf("%d lost acknowledgements counted as recovered", w.Stats().LostAcks)
+	}
+}
+
+// Fault: reply lost after the checkpoint committed, and /controller_epoch
+// raised by another controller before the resend (the tenure ends during
+// the lost acknowledgement). /migration does hold the checkpoint, but
+// nothing proves it was written under the fence: the call says fenced, not
+// done.
+func TestTenureEndsDuringLostAckOfCheckpoint(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/migration"), Then: c.endTenure})
+	s.KRaftMetadataOffset = 7000
+	_, err := w.Update(testContext(t), s)
+	checkFencedAndRetired(t, c, w, err, 7000)
+}
+
+// Fault: reply lost after a batch's transaction committed, and the tenure
+// ends before the resend. Every op reports that its transaction may have
+// landed, and the call says fenced.
+func TestTenureEndsDuringLostAckOfBatch(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	ops := topicOps("tenure", 2)
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/migration"), Then: c.endTenure})
+	s.KRaftMetadataOffset = 7100
+	_, res, err := w.Apply(testContext(t), s, ops...)
+	checkFencedAndRetired(t, c, w, err, 7100)
+	if len(res) != len(ops) {
+		t.Fatalf("%d results for %d ops", len(res), len(ops))
+	}
+	for i, r := range res {
+		if !errors.Is(r.Err, migrationzk.ErrOutcomeUnknown) || !errors.Is(r.Err, migrationzk.ErrFenced) {
+			t.Fatalf("op %d: %v, want outcome unknown and fenced", i, r.Err)
+		}
+	}
+}
+
+// Fault: reply lost after the claim committed, and /controller_epoch raised
+// by another party before the resend. /controller still names this
+// controller with its epoch, but the claim's tenure ended: the claim is
+// refused, no fence adopted.
+func TestTenureEndsDuringLostAckOfClaim(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/controller"), Then: c.endTenure})
+	s, err := w.ClaimLeadership(testContext(t), kraft())
+	var fe *migrationzk.FencedError
+	if !errors.As(err, &fe) || fe.Path != c.p("/controller") {
+		t.Fatalf("err = %v (state %+v), want fenced by /controller", err, s)
+	}
+	if s.ZkControllerEpochZkVersion != -1 || w.Stats().LostAcks != 0 {
+		t.Fatalf("a fence adopted (%+v) or a lost acknowledgement counted (%d)", s, w.Stats().LostAcks)
+	}
+}
+
+// Fault: reply lost after the claim committed and the server stopped, so
+// the call ends with the outcome unknown; then either nothing happens
+// before the caller calls again (the claim is found, exactly as sent:
+// recovered), or the tenure ends first (refused).
+func TestClaimInDoubtAcrossCalls(t *testing.T) {
+	for _, ended := range []bool{false, true} {
+		name := map[bool]string{false: "claim-stands", true: "tenure-ended"}[ended]
+		t.Run(name, func(t *testing.T) {
+			c := newCluster(t)
+			if c.srv.Pid() == 0 {
+				t.Skip("needs a server of its own")
+			}
+			w := c.writer()
+			c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/controller"), Then: c.srv.Stop})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_, err := w.ClaimLeadership(ctx, kraft())
+			cancel()
+			if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+				t.Fatalf("err = %v, want ErrOutcomeUnknown", err)
+			}
+			c.srv.Restart()
+			waitSession(t, c.admin)
+			if ended {
+				c.endTenure()
+			}
+			s, err := w.ClaimLeadership(testContext(t), kraft())
+			if ended {
+				if !errors.Is(err, migrationzk.ErrFenced) {
+					t.Fatalf("err = %v, want fenced", err)
+				}
+				return
+			}
+			if err != nil || !s.Recovered || w.Stats().LostAcks != 1 {
+				t.Fatalf("state %+v, err %v, lost acks %d: want the claim recovered", s, err, w.Stats().LostAcks)
+			}
+			c.checkClaimed(s)
+		})
+	}
+}
+
+// Fault: a batch's reply lost and the server stopped, so the call ends
+// with the outcome unknown; meanwhile someone deletes one of its znodes and
+// creates it again with the same bytes. Calling again finds the earlier
+// transaction by /migration; the op whose znode is no longer the one that
+// transaction created is not taken for ours.
+func TestApplyEarlierTransactionOpRecreated(t *testing.T) {
+	c := newCluster(t)
+	if c.srv.Pid() == 0 {
+		t.Skip("needs a server of its own")
+	}
+	w := c.writer()
+	s := c.start(w)
+	a := migrationzk.Create(znode.TopicsPath+"/a", []byte("x"))
+	b := migrationzk.Create(znode.TopicsPath+"/b", []byte("y"))
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p(a.Path()), Then: c.srv.Stop})
+	s.KRaftMetadataOffset = 7200
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	_, _, err := w.Apply(ctx, s, a, b)
+	cancel()
+	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("err = %v, want ErrOutcomeUnknown", err)
+	}
+	c.srv.Restart()
+	waitSession(t, c.admin)
+	if err := c.admin.Delete(c.p(a.Path()), 0); err != nil {
+		t.Fatal(err)
+	}
+	c.create(a.Path(), a.Data())
+	next, res, err := w.Apply(testContext(t), s, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oe *migrationzk.OpError
+	if !errors.As(res[0].Err, &oe) || res[1].Err != nil || !res[1].Recovered || !next.Recovered {
+		t.Fatalf("results %+v, recovered %v: want the recreated znode refused and the other recovered", res, next.Recovered)
+	}
+	c.checkMatches(next)
+}
