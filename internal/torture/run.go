@@ -292,7 +292,7 @@ func (d *driver) setup() {
 func (d *driver) newGeneration() *generation {
 	n := len(d.gens)
 	g := &generation{n: n, id: baseControllerID + int32(n), epoch: baseKRaftEpoch + int32(n),
-		faults: zktest.NewFaultDialer(), claimed: make(chan struct{})}
+		faults: zktest.NewFaultDialer(d.t), claimed: make(chan struct{})}
 	servers := append([]string(nil), d.e.Servers...)
 	d.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
 	g.conn = zktest.Connect(d.t, servers, g.faults.Option())
@@ -969,7 +969,9 @@ func (d *driver) finish() {
 	if d.rival != nil {
 		<-d.rival.claimed
 	}
-	d.e.WaitServing()
+	if err := d.e.WaitServing(); err != nil {
+		d.t.Fatalf("torture: %v", err)
+	}
 	d.quiet = true
 	if d.rival != nil && len(d.anomalies) == 0 {
 		// A rival claimed at the very end: let the fenced writer hand over.
