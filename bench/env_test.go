@@ -42,7 +42,7 @@ func newEnv(tb testing.TB, servers []string, admin *zk.Conn, root string, opts [
 		mustCreate(tb, admin, p, nil)
 	}
 	mustCreate(tb, admin, root+znode.ControllerEpochPath, znode.EncodeControllerEpoch(1))
-	e := &env{root: root, faults: zktest.NewFaultDialer()}
+	e := &env{root: root, faults: zktest.NewFaultDialer(tb)}
 	e.conn = zktest.Connect(tb, servers, append([]func(*zk.Conn){e.faults.Option()}, connOpts...)...)
 	e.w = migrationzk.New(e.conn, append([]migrationzk.Option{migrationzk.WithRoot(root)}, opts...)...)
 	ctx := context.Background()

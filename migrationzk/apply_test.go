@@ -192,7 +192,7 @@ func TestApplyOutcomeUnknownThenRetry(t *testing.T) {
 	w := c.writer(migrationzk.WithMaxRequestBytes(smallTxn))
 	s := c.start(w)
 	ops := bigOps("t", 30)
-	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p(ops[15].Path()), Then: c.srv.Stop})
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p(ops[15].Path()), Then: c.stopServer})
 	s.KRaftMetadataOffset = 1200
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -218,7 +218,7 @@ func TestApplyOutcomeUnknownThenRetry(t *testing.T) {
 		t.Fatalf("%d pending ops, %d unknown", len(pending), unknown)
 	}
 
-	c.srv.Restart()
+	c.restartServer()
 	waitSession(t, c.conn)
 	waitSession(t, c.admin)
 	retry := s

@@ -562,7 +562,7 @@ func TestBadInputMatrix(t *testing.T) {
 			if _, err := admin.Create(root, nil, 0, worldACL); err != nil {
 				t.Fatal(err)
 			}
-			c := &cluster{t: t, srv: srv, faults: zktest.NewFaultDialer(), admin: admin, root: root}
+			c := &cluster{t: t, srv: srv, faults: zktest.NewFaultDialer(t), admin: admin, root: root}
 			c.conn = srv.Connect(t, c.faults.Option())
 			c.seed()
 			w := c.writer(row.opts...)
@@ -692,7 +692,7 @@ func TestCancelledMidRetry(t *testing.T) {
 				if _, err := admin.Create(root, nil, 0, worldACL); err != nil {
 					t.Fatal(err)
 				}
-				c := &cluster{t: t, srv: srv, faults: zktest.NewFaultDialer(), admin: admin, root: root}
+				c := &cluster{t: t, srv: srv, faults: zktest.NewFaultDialer(t), admin: admin, root: root}
 				c.conn = srv.Connect(t, c.faults.Option())
 				c.seed()
 				w := c.writer()

@@ -26,11 +26,15 @@ func TestServerKilledMidWrite(t *testing.T) {
 			s := c.start(w)
 			restarted := make(chan struct{})
 			c.faults.Arm(zktest.Fault{Action: action, Op: zktest.OpMulti, Path: c.p("/migration"), Then: func() {
-				c.srv.Kill()
+				if err := c.srv.Kill(); err != nil {
+					t.Errorf("Kill: %v", err)
+				}
 				go func() {
 					defer close(restarted)
 					time.Sleep(300 * time.Millisecond)
-					c.srv.Restart()
+					if err := c.srv.Restart(); err != nil {
+						t.Errorf("Restart: %v", err)
+					}
 				}()
 			}})
 			s.KRaftMetadataOffset = 2000
@@ -54,7 +58,7 @@ func TestServerKilledMidWrite(t *testing.T) {
 // lag, so the reread must sync first.
 func TestEnsembleMemberKilledMidWrite(t *testing.T) {
 	e := zktest.StartEnsemble(t, 3)
-	faults := zktest.NewFaultDialer()
+	faults := zktest.NewFaultDialer(t)
 	conn := e.Connect(t, faults.Option())
 	admin := e.Connect(t)
 	c := &cluster{t: t, faults: faults, conn: conn, admin: admin}
@@ -66,7 +70,11 @@ func TestEnsembleMemberKilledMidWrite(t *testing.T) {
 	if victim == nil {
 		t.Fatalf("client on %q, not a member", conn.Server())
 	}
-	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: "/migration", Then: victim.Kill})
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: "/migration", Then: func() {
+		if err := victim.Kill(); err != nil {
+			t.Errorf("Kill: %v", err)
+		}
+	}})
 	s.KRaftMetadataOffset = 3000
 	next, err := w.Update(testContext(t), s)
 	if err != nil {
@@ -81,8 +89,12 @@ func TestEnsembleMemberKilledMidWrite(t *testing.T) {
 	waitSession(t, admin)
 	c.checkMatches(next)
 	c.tenMoreWrites(w, next)
-	victim.Restart()
-	e.WaitServing()
+	if err := victim.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WaitServing(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Fault: session expired right after the server committed the write; the
@@ -121,7 +133,7 @@ func TestUpdateOutcomeUnknownThenRetry(t *testing.T) {
 	}
 	w := c.writer()
 	s := c.start(w)
-	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/migration"), Then: c.srv.Stop})
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/migration"), Then: c.stopServer})
 	s.KRaftMetadataOffset = 5000
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -132,7 +144,7 @@ func TestUpdateOutcomeUnknownThenRetry(t *testing.T) {
 	if w.ConfirmedOffset() == 5000 {
 		t.Fatal("ConfirmedOffset moved for an unconfirmed write")
 	}
-	c.srv.Restart()
+	c.restartServer()
 	next, err := w.Update(testContext(t), s)
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,7 @@ type cluster struct {
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
 	srv := zktest.Start(t)
-	c := &cluster{t: t, srv: srv, faults: zktest.NewFaultDialer(), root: srv.Root}
+	c := &cluster{t: t, srv: srv, faults: zktest.NewFaultDialer(t), root: srv.Root}
 	c.conn = srv.Connect(t, c.faults.Option())
 	c.admin = srv.Connect(t)
 	c.seed()
@@ -53,6 +53,22 @@ func (c *cluster) seed() {
 }
 
 func (c *cluster) p(path string) string { return c.root + path }
+
+// stopServer stops the server. It may run on any goroutine, such as a
+// fault's Then hook: it reports a failure with t.Error.
+func (c *cluster) stopServer() {
+	if err := c.srv.Stop(); err != nil {
+		c.t.Errorf("stop the server: %v", err)
+	}
+}
+
+// restartServer restarts the server stopped or killed before.
+func (c *cluster) restartServer() {
+	c.t.Helper()
+	if err := c.srv.Restart(); err != nil {
+		c.t.Fatalf("restart the server: %v", err)
+	}
+}
 
 func (c *cluster) create(path string, data []byte) {
 	c.t.Helper()

@@ -114,14 +114,14 @@ func TestClaimInDoubtAcrossCalls(t *testing.T) {
 				t.Skip("needs a server of its own")
 			}
 			w := c.writer()
-			c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/controller"), Then: c.srv.Stop})
+			c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/controller"), Then: c.stopServer})
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			_, err := w.ClaimLeadership(ctx, kraft())
 			cancel()
 			if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 				t.Fatalf("err = %v, want ErrOutcomeUnknown", err)
 			}
-			c.srv.Restart()
+			c.restartServer()
 			waitSession(t, c.admin)
 			if ended {
 				c.endTenure()
@@ -155,7 +155,7 @@ func TestApplyEarlierTransactionOpRecreated(t *testing.T) {
 	s := c.start(w)
 	a := migrationzk.Create(znode.TopicsPath+"/a", []byte("x"))
 	b := migrationzk.Create(znode.TopicsPath+"/b", []byte("y"))
-	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p(a.Path()), Then: c.srv.Stop})
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p(a.Path()), Then: c.stopServer})
 	s.KRaftMetadataOffset = 7200
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	_, _, err := w.Apply(ctx, s, a, b)
@@ -163,7 +163,7 @@ func TestApplyEarlierTransactionOpRecreated(t *testing.T) {
 	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 		t.Fatalf("err = %v, want ErrOutcomeUnknown", err)
 	}
-	c.srv.Restart()
+	c.restartServer()
 	waitSession(t, c.admin)
 	if err := c.admin.Delete(c.p(a.Path()), 0); err != nil {
 		t.Fatal(err)

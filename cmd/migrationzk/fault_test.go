@@ -68,7 +68,7 @@ func TestRollbackFixLostAck(t *testing.T) {
 			c := newCluster(t, srv, admin, tc.name)
 			c.seedKafka(43, uniform("orders", 3, 50))
 			c.zkController(1)
-			faults := zktest.NewFaultDialer()
+			faults := zktest.NewFaultDialer(t)
 			armed := faults.Arm(tc.fault(c))
 
 			r := c.runInProcess(false, []func(*zk.Conn){faults.Option()}, "--output", "json", "rollback-fix", "--apply")

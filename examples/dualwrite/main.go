@@ -15,9 +15,11 @@
 // At the end every partition state and the checkpoint are read back and
 // compared with what was written.
 //
-// It uses the servers in ZK_SERVERS, or starts a standalone ZooKeeper from
-// a local installation (as make test does); with ZK_SERVERS the restart is
-// replaced by a session expiry, since the server is not ours to stop.
+// It gets its ZooKeeper from zktest.NewServer: the servers in ZK_SERVERS,
+// under a fresh root, or a standalone server started from a local
+// installation (as make test does). With ZK_SERVERS the restart is
+// replaced by a session expiry, since the server is not ours to stop. It
+// removes the znodes it wrote before it exits.
 package main
 
 import (
@@ -27,12 +29,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/zkserver"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -59,26 +61,14 @@ func main() {
 	}
 }
 
-func runMain(ctx context.Context, out io.Writer) error {
-	if env := os.Getenv(zktest.EnvServers); env != "" {
-		return run(ctx, out, strings.Split(env, ","), nil)
-	}
-	p, stop, err := zkserver.StartStandalone(ctx)
+// runMain gets a ZooKeeper, runs the demo against it and releases it.
+func runMain(ctx context.Context, out io.Writer) (err error) {
+	srv, err := zktest.NewServer()
 	if err != nil {
-		return fmt.Errorf("%w; or set ZK_SERVERS", err)
+		return err
 	}
-	defer stop()
-	return run(ctx, out, []string{p.Addr()}, &server{stop: func() error { return p.Stop(10 * time.Second) }, restart: func() error {
-		if err := p.Restart(); err != nil {
-			return err
-		}
-		return p.WaitReady(ctx)
-	}})
-}
-
-// server stops and restarts the ZooKeeper server, when it is ours.
-type server struct {
-	stop, restart func() error
+	defer func() { err = errors.Join(err, srv.Close()) }()
+	return run(ctx, out, srv)
 }
 
 // demo is the state of one run.
@@ -88,8 +78,7 @@ type demo struct {
 	admin  *zk.Conn // the operator's session: seeds and verifies
 	faults *zktest.FaultDialer
 	conn   *zk.Conn // the controller's session, through faults
-	srv    *server
-	addr   string
+	srv    *zktest.Server
 
 	w         *migrationzk.Writer
 	committed atomic.Int64
@@ -100,25 +89,30 @@ type demo struct {
 	paths    []string // partition state paths, in creation order
 	// restartErr is set when a restart in the background fails.
 	restartErr atomic.Pointer[error]
+	// restarting tracks the restart in the background.
+	restarting sync.WaitGroup
 }
 
-func run(ctx context.Context, out io.Writer, servers []string, srv *server) error {
-	d := &demo{out: out, root: fmt.Sprintf("/dualwrite-%d", time.Now().UnixNano()), srv: srv, addr: servers[0],
-		states: map[string]znode.PartitionState{}, versions: map[string]int32{}, faults: zktest.NewFaultDialer()}
-	var err error
-	if d.admin, err = zkconn.Connect(ctx, servers, 10*time.Second); err != nil {
+// run runs the demo under a fresh root on srv and removes the root when
+// it is done.
+func run(ctx context.Context, out io.Writer, srv *zktest.Server) (err error) {
+	d := &demo{out: out, root: srv.Path(fmt.Sprintf("/dualwrite-%d", time.Now().UnixNano())), srv: srv,
+		states: map[string]znode.PartitionState{}, versions: map[string]int32{}, faults: zktest.NewFaultDialer(nil)}
+	if d.admin, err = zkconn.Connect(ctx, srv.Servers, zktest.SessionTimeout); err != nil {
 		return err
 	}
 	defer d.admin.Close()
-	if d.conn, err = zkconn.Connect(ctx, servers, 10*time.Second, d.faults.Option()); err != nil {
+	if d.conn, err = zkconn.Connect(ctx, srv.Servers, zktest.SessionTimeout, d.faults.Option()); err != nil {
 		return err
 	}
 	defer d.conn.Close()
+	defer func() { err = errors.Join(err, d.removeTree()) }()
+	defer d.restarting.Wait()
 	if err := d.seed(); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
 	fmt.Fprintf(out, "ZooKeeper at %s, cluster under %s: a ZooKeeper-mode controller (broker 1) and /controller_epoch 1.\n\n",
-		strings.Join(servers, ","), d.root)
+		strings.Join(srv.Servers, ","), d.root)
 
 	d.w = migrationzk.New(d.conn, migrationzk.WithRoot(d.root))
 	s := migrationzk.InitialState()
@@ -138,7 +132,21 @@ func run(ctx context.Context, out io.Writer, servers []string, srv *server) erro
 			return fmt.Errorf("batch %d: %w", b, err)
 		}
 	}
-	return d.verify(s)
+	if err := d.verify(s); err != nil {
+		return err
+	}
+	if f := d.faults.Unfired(); len(f) > 0 {
+		return fmt.Errorf("faults never fired: %v", f)
+	}
+	return nil
+}
+
+// removeTree deletes the demo's cluster from ZooKeeper.
+func (d *demo) removeTree() error {
+	if err := zktest.DeleteAll(d.admin, d.root); err != nil {
+		return fmt.Errorf("remove %s: %w", d.root, err)
+	}
+	return nil
 }
 
 // seed lays out a cluster in ZooKeeper mode: /controller_epoch at 1, a
@@ -196,7 +204,9 @@ func (d *demo) fault(b int) string {
 		d.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: migration})
 		return "the transaction was dropped before it reached ZooKeeper"
 	case 7:
-		if d.srv == nil {
+		// Root is empty exactly for a server zktest started, which can
+		// be stopped; ZK_SERVERS gives a shared one under a root.
+		if d.srv.Root != "" {
 			d.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: migration, Then: d.expire})
 			return "the session was expired right after ZooKeeper committed the transaction (ZK_SERVERS: no restart)"
 		}
@@ -212,13 +222,15 @@ func (d *demo) fault(b int) string {
 // restart stops the server and starts it again downFor later, in the
 // background: it runs on the client's I/O goroutine.
 func (d *demo) restart() {
-	if err := d.srv.stop(); err != nil {
+	if err := d.srv.Stop(); err != nil {
 		d.restartErr.Store(&err)
 		return
 	}
+	d.restarting.Add(1)
 	go func() {
+		defer d.restarting.Done()
 		time.Sleep(downFor)
-		if err := d.srv.restart(); err != nil {
+		if err := d.srv.Restart(); err != nil {
 			d.restartErr.Store(&err)
 		}
 	}()
@@ -229,7 +241,7 @@ func (d *demo) expire() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	id, password := d.faults.Session()
-	if err := zktest.ExpireSession(ctx, d.addr, id, password); err != nil {
+	if err := zktest.ExpireSession(ctx, d.srv.Addr(), id, password); err != nil {
 		d.restartErr.Store(&err)
 	}
 }

@@ -3,33 +3,25 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kraftmigration/zkwriter/internal/zkserver"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
-// TestDualWrite runs the example as make dualwrite does and checks that it
-// finishes with everything in ZooKeeper.
+// TestDualWrite runs the example as make dualwrite does, on a server of
+// the test's, and checks that it finishes with everything in ZooKeeper and
+// leaves no znode behind.
 // Fault: a dropped reply, a dropped request, a server stopped and
 // restarted right after a commit (a session expiry under ZK_SERVERS), and
 // a session expired right after a commit.
 func TestDualWrite(t *testing.T) {
-	if os.Getenv(zktest.EnvServers) == "" {
-		if _, err := zkserver.FindInstall(); err != nil {
-			if os.Getenv(zktest.EnvRequire) == "1" {
-				t.Fatal(err)
-			}
-			t.Skip(err)
-		}
-	}
+	srv := zktest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	if err := runMain(ctx, &out); err != nil {
+	if err := run(ctx, &out, srv); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	text := out.String()
@@ -44,4 +36,18 @@ func TestDualWrite(t *testing.T) {
 		}
 	}
 	t.Log("\n" + text)
+
+	parent := srv.Root
+	if parent == "" {
+		parent = "/"
+	}
+	children, _, err := srv.Connect(t).Children(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range children {
+		if strings.HasPrefix(c, "dualwrite-") {
+			t.Fatalf("the demo left %s behind under %s", c, parent)
+		}
+	}
 }

@@ -9,8 +9,10 @@
 // every later write is rejected. zkwriter rereads /migration, sees that its
 // own write landed, and carries on with the version ZooKeeper holds.
 //
-// It uses the servers in ZK_SERVERS, or starts a standalone ZooKeeper from a
-// local installation (as make test does).
+// It gets its ZooKeeper from zktest.NewServer: the servers in ZK_SERVERS,
+// under a fresh root, or a standalone server started from a local
+// installation (as make test does). It removes the znodes it wrote before
+// it exits.
 package main
 
 import (
@@ -23,7 +25,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/zkserver"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -45,27 +46,47 @@ func main() {
 func run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	servers, stop, err := zookeeper(ctx)
+	srv, err := zktest.NewServer()
 	if err != nil {
 		return err
 	}
-	defer stop()
-	root := fmt.Sprintf("/lostack-%d", time.Now().UnixNano())
+	defer closeServer(srv)
+	admin, err := zkconn.Connect(ctx, srv.Servers, zktest.SessionTimeout)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	root := srv.Path(fmt.Sprintf("/lostack-%d", time.Now().UnixNano()))
+	defer removeTree(admin, root)
 
-	fmt.Printf("ZooKeeper at %s; the reply to checkpoint %d of %d is dropped after the server commits it.\n\n", strings.Join(servers, ","), lostAt, checkpoints)
+	fmt.Printf("ZooKeeper at %s; the reply to checkpoint %d of %d is dropped after the server commits it.\n\n", strings.Join(srv.Servers, ","), lostAt, checkpoints)
 
-	kafka, err := kafkaStyle(ctx, servers, root+"/kafka")
+	kafka, err := kafkaStyle(ctx, srv.Servers, admin, root+"/kafka")
 	if err != nil {
 		return err
 	}
 	fmt.Println()
-	ours, err := zkwriter(ctx, servers, root+"/zkwriter")
+	ours, err := zkwriter(ctx, srv.Servers, admin, root+"/zkwriter")
 	if err != nil {
 		return err
 	}
 	fmt.Printf("\nSummary: ZooKeeper holds %d of %d checkpoints from the Kafka-style writer (%s) and %d of %d from zkwriter (%s).\n",
 		kafka.landed, checkpoints, kafka.verdict(), ours.landed, checkpoints, ours.verdict())
 	return nil
+}
+
+// closeServer stops the server, or on ZK_SERVERS removes its root.
+func closeServer(srv *zktest.Server) {
+	if err := srv.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "lostack: close the server:", err)
+	}
+}
+
+// removeTree deletes root and everything the demo wrote below it.
+func removeTree(admin *zk.Conn, root string) {
+	if err := zktest.DeleteAll(admin, root); err != nil {
+		fmt.Fprintf(os.Stderr, "lostack: remove %s: %v\n", root, err)
+	}
 }
 
 // result is how a writer fared: how many checkpoints ZooKeeper holds (read
@@ -96,27 +117,30 @@ func landedCheckpoints(admin *zk.Conn, path string) (int, error) {
 	return int(m.KRaftMetadataOffset - 100), nil
 }
 
-// connect returns a client dialling through a FaultDialer, and a second
-// one to look at ZooKeeper with.
-func connect(ctx context.Context, servers []string, root string) (*zk.Conn, *zk.Conn, *zktest.FaultDialer, error) {
-	faults := zktest.NewFaultDialer()
-	conn, err := zkconn.Connect(ctx, servers, 10*time.Second, faults.Option())
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	admin, err := zkconn.Connect(ctx, servers, 10*time.Second)
-	if err != nil {
-		conn.Close()
-		return nil, nil, nil, err
-	}
+// connect creates root and returns a client dialling through a
+// FaultDialer.
+func connect(ctx context.Context, servers []string, admin *zk.Conn, root string) (*zk.Conn, *zktest.FaultDialer, error) {
 	path := ""
 	for _, part := range strings.Split(strings.TrimPrefix(root, "/"), "/") {
 		path += "/" + part
 		if _, err := admin.Create(path, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 	}
-	return conn, admin, faults, nil
+	faults := zktest.NewFaultDialer(nil) // no test to fail: see unfired
+	conn, err := zkconn.Connect(ctx, servers, zktest.SessionTimeout, faults.Option())
+	if err != nil {
+		return nil, nil, err
+	}
+	return conn, faults, nil
+}
+
+// unfired reports the faults that never fired: the demo would show nothing.
+func unfired(faults *zktest.FaultDialer) error {
+	if f := faults.Unfired(); len(f) > 0 {
+		return fmt.Errorf("faults never fired: %v", f)
+	}
+	return nil
 }
 
 func checkpoint(offset int64) []byte {
@@ -139,14 +163,13 @@ func held(admin *zk.Conn, path string) string {
 // kafkaStyle writes checkpoints the way Kafka 3.9 does: a conditional
 // SetData at the cached version, resent unchanged after a lost connection,
 // and a BadVersion taken for another controller without rereading.
-func kafkaStyle(ctx context.Context, servers []string, root string) (result, error) {
+func kafkaStyle(ctx context.Context, servers []string, admin *zk.Conn, root string) (result, error) {
 	var r result
-	conn, admin, faults, err := connect(ctx, servers, root)
+	conn, faults, err := connect(ctx, servers, admin, root)
 	if err != nil {
 		return r, err
 	}
 	defer conn.Close()
-	defer admin.Close()
 	path := root + znode.MigrationPath
 	if _, err := conn.Create(path, checkpoint(100), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		return r, err
@@ -156,7 +179,7 @@ func kafkaStyle(ctx context.Context, servers []string, root string) (result, err
 	for i := 1; i <= checkpoints; i++ {
 		offset := int64(100 + i)
 		if i == lostAt {
-			faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: path})
+			faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: znode.MigrationPath})
 		}
 		st, err := conn.Set(path, checkpoint(offset), cached)
 		for errors.Is(err, zk.ErrConnectionClosed) {
@@ -181,18 +204,17 @@ func kafkaStyle(ctx context.Context, servers []string, root string) (result, err
 	}
 	fmt.Printf("  ZooKeeper holds %s\n", held(admin, path))
 	r.landed, err = landedCheckpoints(admin, path)
-	return r, err
+	return r, errors.Join(err, unfired(faults))
 }
 
 // zkwriter writes the same checkpoints with migrationzk.Writer.
-func zkwriter(ctx context.Context, servers []string, root string) (result, error) {
+func zkwriter(ctx context.Context, servers []string, admin *zk.Conn, root string) (result, error) {
 	var r result
-	conn, admin, faults, err := connect(ctx, servers, root)
+	conn, faults, err := connect(ctx, servers, admin, root)
 	if err != nil {
 		return r, err
 	}
 	defer conn.Close()
-	defer admin.Close()
 	path := root + znode.MigrationPath
 	w := migrationzk.New(conn, migrationzk.WithRoot(root))
 	s := migrationzk.InitialState()
@@ -205,7 +227,7 @@ func zkwriter(ctx context.Context, servers []string, root string) (result, error
 	for i := 1; i <= checkpoints; i++ {
 		s.KRaftMetadataOffset = int64(100 + i)
 		if i == lostAt {
-			faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: path})
+			faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: znode.MigrationPath})
 		}
 		next, err := w.Update(ctx, s)
 		r.stuck = err != nil
@@ -225,18 +247,5 @@ func zkwriter(ctx context.Context, servers []string, root string) (result, error
 	fmt.Printf("  ZooKeeper holds %s; confirmed offset %d; %d write requests, %d lost acknowledgement recovered\n",
 		held(admin, path), w.ConfirmedOffset(), st.Attempts, st.LostAcks)
 	r.landed, err = landedCheckpoints(admin, path)
-	return r, err
-}
-
-// zookeeper returns the servers to use and a function that stops any
-// server it started.
-func zookeeper(ctx context.Context) ([]string, func(), error) {
-	if env := os.Getenv(zktest.EnvServers); env != "" {
-		return strings.Split(env, ","), func() {}, nil
-	}
-	p, stop, err := zkserver.StartStandalone(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w; or set ZK_SERVERS", err)
-	}
-	return []string{p.Addr()}, stop, nil
+	return r, errors.Join(err, unfired(faults))
 }

@@ -257,12 +257,16 @@ func (d *driver) reserveDown(m *zktest.Member) bool {
 // killAndRestart kills m (SIGKILL) and restarts it after down in the
 // background.
 func (d *driver) killAndRestart(m *zktest.Member, kind string, down time.Duration) {
-	m.Kill()
+	if err := m.Kill(); err != nil {
+		d.anomaly("harness: kill member %d: %v", m.ID, err)
+	}
 	d.count(kind)
 	go func() {
 		defer d.restarts.Done()
 		time.Sleep(down)
-		m.Restart()
+		if err := m.Restart(); err != nil {
+			d.anomaly("harness: restart member %d: %v", m.ID, err)
+		}
 		d.mu.Lock()
 		d.down, d.lastUp = nil, time.Now()
 		d.mu.Unlock()

@@ -48,7 +48,7 @@ func (g *generation) initial() migrationzk.State {
 func (d *driver) newGeneration() *generation {
 	n := len(d.gens)
 	g := &generation{n: n, id: baseControllerID + int32(n), epoch: baseKRaftEpoch + int32(n),
-		faults: zktest.NewFaultDialer(), claimed: make(chan struct{})}
+		faults: zktest.NewFaultDialer(d.t), claimed: make(chan struct{})}
 	servers := append([]string(nil), d.e.Servers...)
 	d.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
 	g.conn = zktest.Connect(d.t, servers, g.faults.Option())

@@ -293,7 +293,9 @@ func (d *driver) finish() {
 	if d.rival != nil {
 		<-d.rival.claimed
 	}
-	d.e.WaitServing()
+	if err := d.e.WaitServing(); err != nil {
+		d.t.Fatalf("torture: %v", err)
+	}
 	d.quiet = true
 	if d.rival != nil && len(d.anomalies) == 0 {
 		// A rival claimed at the very end: let the fenced writer hand over.

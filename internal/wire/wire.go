@@ -109,8 +109,27 @@ func OpName(op int32) string {
 type Request struct {
 	Xid    int32
 	Opcode int32
-	// Paths holds the path of the request, or of every op of a multi, in order.
-	Paths []string
+	// Ops holds the znode operations the request carries, in order: for a
+	// multi one per op, each with the op's own opcode; for a request on a
+	// path (create, setData, exists, ...) one, with the request's opcode;
+	// none for a request on no path, such as ping or close.
+	Ops []PathOp
+}
+
+// PathOp is one operation on one znode: a request on a path, or one op of
+// a multi.
+type PathOp struct {
+	Opcode int32
+	Path   string
+}
+
+// Paths returns the path of every op in r.Ops, in order.
+func (r Request) Paths() []string {
+	paths := make([]string, len(r.Ops))
+	for i, op := range r.Ops {
+		paths[i] = op.Path
+	}
+	return paths
 }
 
 // ParseRequest reads a request payload (the frame without its length prefix).
@@ -133,11 +152,11 @@ func ParseRequest(payload []byte) (Request, error) {
 			if err != nil {
 				return req, err
 			}
-			req.Paths = append(req.Paths, path)
+			req.Ops = append(req.Ops, PathOp{Opcode: typ, Path: path})
 		}
 	case OpCreate, OpDelete, OpExists, OpGetData, OpSetData, OpGetACL, OpSetACL,
 		OpGetChildren, OpSync, OpGetChildren2, OpCheck, OpCreate2, OpCreateContainer, OpCreateTTL:
-		req.Paths = append(req.Paths, r.string())
+		req.Ops = append(req.Ops, PathOp{Opcode: req.Opcode, Path: r.string()})
 	}
 	return req, r.err
 }

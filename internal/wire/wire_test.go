@@ -40,8 +40,11 @@ func TestParseRequestSetData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req.Xid != 42 || req.Opcode != OpSetData || len(req.Paths) != 1 || req.Paths[0] != "/migration" {
+	if req.Xid != 42 || req.Opcode != OpSetData || len(req.Ops) != 1 || req.Ops[0] != (PathOp{OpSetData, "/migration"}) {
 		t.Fatalf("got %+v", req)
+	}
+	if paths := req.Paths(); len(paths) != 1 || paths[0] != "/migration" {
+		t.Fatalf("paths %v", paths)
 	}
 	if got, want := len(f)-LengthPrefixSize, SetDataSize("/migration", []byte("data")); got != want {
 		t.Fatalf("SetDataSize = %d, frame payload is %d", want, got)
@@ -72,19 +75,30 @@ func TestParseRequestMulti(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"/controller_epoch", "/brokers/topics/t", "/gone", "/migration"}
-	if len(req.Paths) != len(want) {
-		t.Fatalf("paths %v, want %v", req.Paths, want)
+	want := []PathOp{{OpCheck, "/controller_epoch"}, {OpCreate, "/brokers/topics/t"}, {OpDelete, "/gone"}, {OpSetData, "/migration"}}
+	if req.Opcode != OpMulti || len(req.Ops) != len(want) {
+		t.Fatalf("opcode %d, ops %v, want multi with %v", req.Opcode, req.Ops, want)
 	}
 	for i := range want {
-		if req.Paths[i] != want[i] {
-			t.Fatalf("paths %v, want %v", req.Paths, want)
+		if req.Ops[i] != want[i] {
+			t.Fatalf("ops %v, want %v", req.Ops, want)
 		}
+	}
+	if paths := req.Paths(); len(paths) != len(want) || paths[3] != "/migration" {
+		t.Fatalf("paths %v", paths)
 	}
 	ops := VersionOpSize("/controller_epoch") + CreateOpSize("/brokers/topics/t", []byte("{}"), acl) +
 		VersionOpSize("/gone") + SetDataOpSize("/migration", []byte("x"))
 	if got, want := MultiSize(ops), len(f)-LengthPrefixSize; got != want {
 		t.Fatalf("MultiSize = %d, frame payload is %d", got, want)
+	}
+}
+
+func TestParseRequestNoPath(t *testing.T) {
+	f := frame(XidPing, OpPing, nil)
+	req, err := ParseRequest(f[LengthPrefixSize:])
+	if err != nil || req.Opcode != OpPing || len(req.Ops) != 0 || len(req.Paths()) != 0 {
+		t.Fatalf("got %+v, %v", req, err)
 	}
 }
 

@@ -176,7 +176,7 @@ func checkpoint(ctx context.Context, t *testing.T, w *migrationzk.Writer, s migr
 // server applied it, once; later, other controllers claim leadership.
 func TestSetWriterContinuesCounters(t *testing.T) {
 	srv := zktest.Start(t)
-	faults := zktest.NewFaultDialer()
+	faults := zktest.NewFaultDialer(t)
 	first := migrationzk.New(srv.Connect(t, faults.Option()), migrationzk.WithRoot(srv.Root))
 	c := zkmetrics.NewCollector(first, nil)
 	reg := prometheus.NewPedanticRegistry()

@@ -90,7 +90,9 @@ func TestLagGrowsWhileBlocked(t *testing.T) {
 		t.Fatalf("lag %v after the first checkpoint", lag)
 	}
 
-	srv.Stop()
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
 	pending := s
 	pending.KRaftMetadataOffset = 110
 	for i := 1; i <= 3; i++ {
@@ -109,7 +111,9 @@ func TestLagGrowsWhileBlocked(t *testing.T) {
 		t.Fatalf("confirmed offset %v while blocked, want 100", c)
 	}
 
-	srv.Restart()
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
 	s, err = w.Update(testContext(t, time.Minute), pending)
 	if err != nil {
 		t.Fatalf("pending checkpoint after the restart: %v", err)
@@ -135,7 +139,7 @@ func TestLagGrowsWhileBlocked(t *testing.T) {
 // applied it.
 func TestMetricsAfterLostAck(t *testing.T) {
 	srv := zktest.Start(t)
-	faults := zktest.NewFaultDialer()
+	faults := zktest.NewFaultDialer(t)
 	conn := srv.Connect(t, faults.Option())
 	w := migrationzk.New(conn, migrationzk.WithRoot(srv.Root))
 	ctx := testContext(t, time.Minute)

@@ -1,8 +1,13 @@
 package zktest_test
 
 import (
+	"context"
+	"fmt"
+	"log"
 	"testing"
+	"time"
 
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -10,16 +15,14 @@ import (
 // is cut right after the server applied a chosen request.
 func ExampleStart() {
 	testMyController := func(t *testing.T) {
-		srv := zktest.Start(t) // stopped when the test ends
-		faults := zktest.NewFaultDialer()
+		srv := zktest.Start(t)             // closed when the test ends
+		faults := zktest.NewFaultDialer(t) // fails t if an armed fault never fires
 		conn := srv.Connect(t, faults.Option())
 
-		// The next setData of /migration is applied, but its reply is lost.
-		armed := faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: srv.Path("/migration")})
+		// The next write of /migration is applied, but its reply is lost:
+		// a plain setData or a multi holding one, under any root.
+		faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: "/migration"})
 		_ = conn // ... run the code under test against conn ...
-		if !armed.HasFired() {
-			t.Fatal("the fault did not fire")
-		}
 	}
 	_ = testMyController
 }
@@ -29,10 +32,108 @@ func ExampleServer_Restart() {
 	testOutage := func(t *testing.T) {
 		srv := zktest.Start(t)
 		conn := srv.Connect(t)
-		srv.Stop()
+		if err := srv.Stop(); err != nil {
+			t.Fatal(err)
+		}
 		// ... writes through conn fail or wait meanwhile ...
-		srv.Restart()
+		if err := srv.Restart(); err != nil {
+			t.Fatal(err)
+		}
 		_ = conn
 	}
 	_ = testOutage
+}
+
+// A program starts a real ZooKeeper and injects faults without a
+// testing.TB, as a demo does.
+func ExampleNewServer() {
+	srv, err := zktest.NewServer()
+	if err != nil {
+		log.Fatal(err) // no ZooKeeper here; the error says how to get one
+	}
+	defer srv.Close()
+
+	faults := zktest.NewFaultDialer(nil) // a program reports unfired faults itself
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := zkconn.Connect(ctx, srv.Servers, zktest.SessionTimeout, faults.Option())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+
+	faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: "/migration"})
+	// ... run the code against conn, under srv.Root ...
+	for _, f := range faults.Unfired() {
+		fmt.Println("never fired:", f)
+	}
+}
+
+// Close stops a server zktest started and removes its data; on a shared
+// ensemble (ZK_SERVERS) it removes the server's root.
+func ExampleServer_Close() {
+	srv, err := zktest.NewServer(zktest.WithTickTime(200 * time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// ... use srv ...
+	if err := srv.Close(); err != nil {
+		log.Print(err)
+	}
+}
+
+// A program starts an ensemble and kills the member a client uses.
+func ExampleNewEnsemble() {
+	e, err := zktest.NewEnsemble(3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := zkconn.Connect(ctx, e.Servers, zktest.SessionTimeout)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+	if m := e.Member(conn.Server()); m != nil {
+		if err := m.Kill(); err != nil {
+			log.Fatal(err)
+		}
+		// ... the client moves to another member ...
+		if err := m.Restart(); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// Close stops every member and removes their data.
+func ExampleEnsemble_Close() {
+	e, err := zktest.NewEnsemble(3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// ... use e ...
+	if err := e.Close(); err != nil {
+		log.Print(err)
+	}
+}
+
+// Unfired lists the faults that no request has matched yet.
+func ExampleFaultDialer_Unfired() {
+	faults := zktest.NewFaultDialer(nil)
+	faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: "/migration"})
+	withdrawn := faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: "/controller"})
+	withdrawn.Disarm()
+	fmt.Println(faults.Unfired())
+	// Output: [drop-reply setData /migration]
+}
+
+// A Fault prints as its action, opcode and path.
+func ExampleFault_String() {
+	fmt.Println(zktest.Fault{Action: zktest.CutRequest, Op: zktest.OpMulti, Path: "/kafka/migration"})
+	fmt.Println(zktest.Fault{Action: zktest.RejectExpired, Op: zktest.OpAny})
+	// Output:
+	// cut-request multi /kafka/migration
+	// reject-expired any
 }

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -20,7 +24,7 @@ import (
 type Op int32
 
 // Opcodes a Fault can match and FaultDialer counts. OpAny matches every
-// request but pings, handshakes and authentication.
+// request but pings, handshakes, authentication, watch resets and close.
 const (
 	OpAny      Op = 0
 	OpCreate   Op = Op(wire.OpCreate)
@@ -87,35 +91,85 @@ func (a Action) String() string {
 // Fault selects the next request to act on.
 type Fault struct {
 	Action Action
-	// Op is the opcode to match; OpAny matches any request.
+	// Op selects the kind of request to match. OpCreate, OpSetData,
+	// OpDelete and OpCheck match a request with that opcode on Path, and a
+	// multi holding an op of that kind on Path: a Writer sends its fenced
+	// writes as multis. OpMulti matches a multi holding an op of any kind
+	// on Path. OpAny matches any request on Path but pings, handshakes,
+	// authentication, watch resets and close. Other opcodes match requests
+	// with that opcode only. The fault acts on the whole request it matches: for a
+	// multi, on the whole transaction.
 	Op Op
-	// Path is the znode path to match, exactly as sent (chroot included);
-	// for a multi it matches when any op has this path. Empty matches any.
+	// Path is the znode path to match. It matches the path as sent and the
+	// same path under any root (a chroot, or the prefix of a Writer's
+	// WithRoot), at a segment boundary: "/migration" matches "/migration"
+	// and "/kafka/migration", not "/kafka/xmigration". Any leading segments
+	// count as a root, so "/migration" also matches
+	// "/brokers/topics/migration"; give the whole path as sent to narrow it.
+	// Empty matches any request, on a path or not.
 	Path string
 	// Then, if set, runs when the fault acts, before the connection is
 	// cut: for DropReply once the server has answered (so it committed),
 	// for the others before the request reaches the server. It can kill
 	// the server or expire the session at exactly that moment. It runs on
-	// the client's I/O goroutine and holds it up until it returns.
+	// the client's I/O goroutine and holds it up until it returns, so it
+	// must not call t.Fatal or t.FailNow: report with t.Error. Server and
+	// Member methods return their errors and may be called from it.
 	Then func()
 }
 
+// String describes the fault by its action, opcode and path, such as
+// "drop-reply setData /migration".
+func (f Fault) String() string {
+	s := f.Action.String() + " " + f.Op.String()
+	if f.Path != "" {
+		s += " " + f.Path
+	}
+	return s
+}
+
 func (f Fault) matches(req wire.Request) bool {
-	if f.Op != OpAny && int32(f.Op) != req.Opcode {
-		return false
+	switch f.Op {
+	case OpAny:
+		return isUserRequest(req.Opcode) && f.onPath(req.Ops, anyOpcode)
+	case OpMulti:
+		return req.Opcode == wire.OpMulti && f.onPath(req.Ops, anyOpcode)
 	}
-	if f.Op == OpAny && !isUserRequest(req.Opcode) {
-		return false
+	switch {
+	case req.Opcode == int32(f.Op):
+		return f.Path == "" || f.onPath(req.Ops, anyOpcode)
+	case req.Opcode == wire.OpMulti:
+		return f.onPath(req.Ops, int32(f.Op))
 	}
-	if f.Path == "" {
+	return false
+}
+
+// anyOpcode makes onPath accept ops of any kind.
+const anyOpcode = 0
+
+// onPath reports whether one of ops has opcode (anyOpcode for any) and a
+// path that Path matches. An empty Path matches every request of an
+// accepted opcode, with or without ops.
+func (f Fault) onPath(ops []wire.PathOp, opcode int32) bool {
+	if f.Path == "" && opcode == anyOpcode {
 		return true
 	}
-	for _, p := range req.Paths {
-		if p == f.Path {
+	for _, op := range ops {
+		if (opcode == anyOpcode || op.Opcode == opcode) && (f.Path == "" || pathMatches(f.Path, op.Path)) {
 			return true
 		}
 	}
 	return false
+}
+
+// pathMatches reports whether a request on sent touches want: the same
+// path, or want under a root. want starts with "/", so a suffix match ends
+// at a segment boundary. The root "/" matches only itself.
+func pathMatches(want, sent string) bool {
+	if sent == want {
+		return true
+	}
+	return want != "/" && strings.HasPrefix(want, "/") && strings.HasSuffix(sent, want)
 }
 
 func isUserRequest(op int32) bool {
@@ -131,6 +185,7 @@ type Armed struct {
 	Fault Fault
 	d     *FaultDialer
 	fired chan struct{}
+	at    string // file:line of the call to Arm, for the report of unfired faults
 }
 
 // Fired is closed once the fault has acted.
@@ -152,8 +207,9 @@ func (a *Armed) act() {
 	}
 }
 
-// Disarm withdraws the fault. It reports false if the fault had already
-// fired.
+// Disarm withdraws the fault, which then never fires and is not reported
+// as unfired. It reports false if the fault had already fired or matched
+// its request (a DropReply fault fires when the reply comes).
 func (a *Armed) Disarm() bool {
 	a.d.mu.Lock()
 	defer a.d.mu.Unlock()
@@ -172,7 +228,8 @@ func (a *Armed) Disarm() bool {
 //
 // Pass it to go-zookeeper with zk.WithDialer(d.Dial) or d.Option(). A
 // FaultDialer may serve several clients; counts and faults cover all of
-// them. It is safe for concurrent use.
+// them. It is safe for concurrent use. Make one with NewFaultDialer; the
+// zero value works too, without the report of unfired faults.
 type FaultDialer struct {
 	// Dialer makes the real connections; nil means net.DialTimeout with
 	// zkconn's bound on the handshake (see zkconn.DefaultHandshakeTimeout).
@@ -190,8 +247,51 @@ type FaultDialer struct {
 
 // NewFaultDialer returns a FaultDialer that dials with net.DialTimeout,
 // bounding the wait for the handshake as zkconn.Connect does.
-func NewFaultDialer() *FaultDialer {
-	return &FaultDialer{}
+//
+// When the test t ends, the faults still armed on it (never fired, never
+// disarmed; see Unfired) fail t with t.Errorf, which lists each with the
+// place it was armed: a fault that matches no request is a mistake in the
+// test, not a fault the code survived. Disarm a fault that is not meant to
+// fire. A skipped test is not failed. A nil t turns the report off, for
+// programs; they can call Unfired themselves.
+func NewFaultDialer(t testing.TB) *FaultDialer {
+	d := &FaultDialer{}
+	if t != nil {
+		t.Cleanup(func() { d.reportUnfired(t) })
+	}
+	return d
+}
+
+// reportUnfired fails t when faults are still armed on d.
+func (d *FaultDialer) reportUnfired(t testing.TB) {
+	if t.Skipped() {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.armed) == 0 {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "zktest: %d armed fault(s) never fired: no request matched (Disarm a fault that is not meant to fire):", len(d.armed))
+	for _, a := range d.armed {
+		fmt.Fprintf(&b, "\n\t%v, armed at %s", a.Fault, a.at)
+	}
+	t.Errorf("%s", b.String())
+}
+
+// Unfired returns the faults armed on d that have neither fired nor been
+// disarmed, in the order armed: the faults still waiting for a request
+// they match. A DropReply fault that matched a request and waits for its
+// reply is not among them.
+func (d *FaultDialer) Unfired() []Fault {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	faults := make([]Fault, len(d.armed))
+	for i, a := range d.armed {
+		faults[i] = a.Fault
+	}
+	return faults
 }
 
 // Option returns the go-zookeeper option that makes a client dial through d.
@@ -219,16 +319,26 @@ func (d *FaultDialer) Dial(network, address string, timeout time.Duration) (net.
 }
 
 // Arm makes the fault act on the next request it matches. Several faults
-// may be armed at once; each acts once, in the order armed.
+// may be armed at once; each acts once, in the order armed. A fault still
+// armed when the test ends fails it; see NewFaultDialer.
 func (d *FaultDialer) Arm(f Fault) *Armed {
 	if f.Action < DropReply || f.Action > RejectExpired {
 		panic(fmt.Sprintf("zktest: Arm with invalid action %d", f.Action))
 	}
-	a := &Armed{Fault: f, d: d, fired: make(chan struct{})}
+	a := &Armed{Fault: f, d: d, fired: make(chan struct{}), at: callerOf()}
 	d.mu.Lock()
 	d.armed = append(d.armed, a)
 	d.mu.Unlock()
 	return a
+}
+
+// callerOf returns file:line of the caller of the function that calls it.
+func callerOf() string {
+	_, file, line, ok := runtime.Caller(2)
+	if !ok {
+		return "an unknown place"
+	}
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
 }
 
 // Count returns how many requests with opcode op were sent since the last
@@ -412,53 +522,64 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		if frame == nil {
 			return len(p), nil
 		}
-		if !c.greeted {
-			c.greeted = true
-			if _, err := c.Conn.Write(frame); err != nil {
-				return 0, err
-			}
-			continue
-		}
-		req, err := wire.ParseRequest(frame[wire.LengthPrefixSize:])
+		cut, err := c.forward(frame)
 		if err != nil {
-			// Forward what we cannot parse; the server decides.
-			if _, err := c.Conn.Write(frame); err != nil {
-				return 0, err
-			}
-			continue
-		}
-		armed := c.d.match(req)
-		size := len(frame) - wire.LengthPrefixSize
-		switch {
-		case armed == nil:
-			c.d.count(req, size)
-		case armed.Fault.Action == DropRequest:
-			armed.act()
-			c.cut()
-			close(armed.fired)
-			return 0, errCut
-		case armed.Fault.Action == CutRequest:
-			c.d.count(req, size)
-			_, _ = c.Conn.Write(frame[:len(frame)/2])
-			armed.act()
-			c.cut()
-			close(armed.fired)
-			return len(p), nil
-		case armed.Fault.Action == RejectExpired:
-			armed.act()
-			c.inject(req.Xid, errSessionExpired)
-			close(armed.fired)
-			continue
-		case armed.Fault.Action == DropReply:
-			c.d.count(req, size)
-			c.mu.Lock()
-			c.drop[req.Xid] = armed
-			c.mu.Unlock()
-		}
-		if _, err := c.Conn.Write(frame); err != nil {
 			return 0, err
 		}
+		if cut {
+			return len(p), nil
+		}
 	}
+}
+
+// forward sends one whole frame to the server, acting on the armed fault
+// it matches. cut reports that the connection was cut in the middle of the
+// frame, which the client must take as written.
+func (c *faultConn) forward(frame []byte) (cut bool, err error) {
+	if !c.greeted {
+		c.greeted = true
+		return false, c.send(frame)
+	}
+	req, err := wire.ParseRequest(frame[wire.LengthPrefixSize:])
+	if err != nil {
+		// Forward what we cannot parse; the server decides.
+		return false, c.send(frame)
+	}
+	armed := c.d.match(req)
+	size := len(frame) - wire.LengthPrefixSize
+	switch {
+	case armed == nil:
+		c.d.count(req, size)
+	case armed.Fault.Action == DropRequest:
+		armed.act()
+		c.cut()
+		close(armed.fired)
+		return false, errCut
+	case armed.Fault.Action == CutRequest:
+		c.d.count(req, size)
+		_, _ = c.Conn.Write(frame[:len(frame)/2])
+		armed.act()
+		c.cut()
+		close(armed.fired)
+		return true, nil
+	case armed.Fault.Action == RejectExpired:
+		armed.act()
+		c.inject(req.Xid, errSessionExpired)
+		close(armed.fired)
+		return false, nil
+	case armed.Fault.Action == DropReply:
+		c.d.count(req, size)
+		c.mu.Lock()
+		c.drop[req.Xid] = armed
+		c.mu.Unlock()
+	}
+	return false, c.send(frame)
+}
+
+// send writes a frame to the server.
+func (c *faultConn) send(frame []byte) error {
+	_, err := c.Conn.Write(frame)
+	return err
 }
 
 // Read delivers whole reply frames, cutting the connection in place of a

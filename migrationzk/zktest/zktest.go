@@ -6,13 +6,19 @@
 // server started from a local installation ($ZOOKEEPER_HOME, or Debian's
 // zookeeper package under /usr/share/zookeeper) on a free loopback port, and
 // stopped when the test ends. StartEnsemble starts a three-member ensemble
-// whose members can be stopped, killed and restarted. FaultDialer sits
-// between a client and the server and cuts connections around chosen
-// requests: after the server applied one (a lost acknowledgement) or before
-// it was sent. ExpireSession ends a client's session from outside.
+// whose members can be stopped, killed and restarted. NewServer and
+// NewEnsemble do the same without a testing.TB, for programs, which Close
+// what they get. FaultDialer sits between a client and the server and cuts
+// connections around chosen requests: after the server applied one (a lost
+// acknowledgement) or before it was sent; a fault that never fires fails
+// the test. ExpireSession ends a client's session from outside.
 //
 // When no server can be had the test is skipped with a message saying how
 // to get one, unless ZKWRITER_REQUIRE_ZK=1, which makes it fail instead.
+//
+// Server, Ensemble and Member methods that stop, kill, restart or wait for
+// servers return their errors and are safe to call from any goroutine,
+// such as a Fault's Then hook.
 package zktest
 
 import (
@@ -45,32 +51,52 @@ const (
 // SessionTimeout is the session timeout Connect asks for.
 const SessionTimeout = 10 * time.Second
 
-const startTimeout = 60 * time.Second
+const (
+	startTimeout = 60 * time.Second
+	stopTimeout  = 10 * time.Second
+	// startAttempts bounds the tries at starting a standalone server: a
+	// free port can be taken by another process before the server binds it.
+	startAttempts = 3
+)
 
 // howTo says how to get a server when none is available.
 const howTo = "install ZooKeeper (apt-get install zookeeper, or set ZOOKEEPER_HOME to an unpacked release), " +
 	"or run one (docker compose up -d) and set ZK_SERVERS=127.0.0.1:2181"
 
-// Server is a ZooKeeper for one test.
+// errUnavailable marks the errors that mean no ZooKeeper can be had here:
+// none installed, or the servers of ZK_SERVERS unreachable. Start and
+// StartEnsemble skip the test on them unless ZKWRITER_REQUIRE_ZK=1.
+var errUnavailable = errors.New("no ZooKeeper available")
+
+// Server is a ZooKeeper for one test or program.
 type Server struct {
 	// Servers are the client addresses, host:port.
 	Servers []string
 	// Root is the path under which the test must keep its znodes: "" for a
-	// server started for the test alone, a fresh path such as
+	// server zktest started, a fresh path such as
 	// "/zktest/TestName-1a2b3c4d" on a shared ensemble (ZK_SERVERS). It is
-	// created by Start and removed when the test ends.
+	// created with the Server and removed by Close.
 	Root string
 
-	t    testing.TB
 	proc *zkserver.Process // nil for a shared ensemble
+	dir  string            // holds the data of proc; removed by Close
 }
 
-// Option configures a server that Start or StartEnsemble starts.
+// Option configures a server that Start, StartEnsemble, NewServer or
+// NewEnsemble starts. Options have no effect on a shared ensemble.
 type Option func(*options)
 
 type options struct {
 	forceSync bool
 	tickTime  time.Duration
+}
+
+func collect(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
 }
 
 // WithForceSync makes started servers fsync their transaction log before
@@ -82,104 +108,159 @@ func WithForceSync() Option { return func(o *options) { o.forceSync = true } }
 // timeouts. The default is 500ms.
 func WithTickTime(d time.Duration) Option { return func(o *options) { o.tickTime = d } }
 
-// Start returns a ZooKeeper server for t; see the package documentation.
+// NewServer returns a ZooKeeper server for a program, as httptest.NewServer
+// does for HTTP; the caller must Close it. With ZK_SERVERS set it is that
+// ensemble under a fresh root path ("/zktest/server-1a2b3c4d", see
+// Server.Root), which Close removes with everything below it. Otherwise it
+// is a standalone server started from a local installation on a free
+// loopback port, with its data in a temporary directory; Close stops it
+// and removes the directory. When neither can be had, the error says how
+// to get a server.
+func NewServer(opts ...Option) (*Server, error) {
+	if env := os.Getenv(EnvServers); env != "" {
+		return newShared(strings.Split(env, ","), "server")
+	}
+	return newStandalone(collect(opts))
+}
+
+// Start returns a ZooKeeper server for t, closed when the test ends: with
+// ZK_SERVERS set, that ensemble under a root named after the test; see the
+// package documentation and NewServer. It skips or fails t when no server
+// can be had.
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	var s *Server
+	var err error
 	if env := os.Getenv(EnvServers); env != "" {
-		return startShared(t, strings.Split(env, ","))
+		s, err = newShared(strings.Split(env, ","), t.Name())
+	} else {
+		s, err = newStandalone(collect(opts))
 	}
-	inst := findInstall(t)
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		ports, err := zkserver.FreePorts(1)
-		if err != nil {
-			t.Fatalf("zktest: %v", err)
-		}
-		dir := t.TempDir()
-		p, err := zkserver.Start(inst, zkserver.Config{
-			Dir:       dir,
-			Self:      zkserver.Member{ID: 1, ClientPort: ports[0]},
-			TickTime:  o.tickTime,
-			ForceSync: o.forceSync,
-		})
-		if err != nil {
-			t.Fatalf("zktest: %v", err)
-		}
-		t.Cleanup(func() { _ = p.Stop(10 * time.Second) })
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		lastErr = p.WaitReady(ctx)
-		cancel()
-		if lastErr == nil {
-			return &Server{Servers: []string{p.Addr()}, t: t, proc: p}
-		}
-		// Most likely another process took the port in between; try another.
-		_ = p.Kill()
-	}
-	t.Fatalf("zktest: %v", lastErr)
-	return nil
-}
-
-func findInstall(t testing.TB) zkserver.Install {
-	t.Helper()
-	inst, err := zkserver.FindInstall()
 	if err != nil {
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatalf("zktest: no ZooKeeper available (%v) and %s=1: %s", err, EnvRequire, howTo)
-		}
-		t.Skipf("zktest: no ZooKeeper available (%v): %s", err, howTo)
+		skipOrFail(t, err)
 	}
-	return inst
-}
-
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
-
-func startShared(t testing.TB, servers []string) *Server {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	conn, err := zkconn.Connect(ctx, servers, SessionTimeout)
-	if err != nil {
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatalf("zktest: %s=%s: %v", EnvServers, strings.Join(servers, ","), err)
-		}
-		t.Skipf("zktest: %s=%s unreachable (%v): %s", EnvServers, strings.Join(servers, ","), err, howTo)
-	}
-	defer conn.Close()
-	var suffix [4]byte
-	_, _ = rand.Read(suffix[:])
-	name := unsafeChars.ReplaceAllString(t.Name(), "_")
-	if len(name) > 100 {
-		name = name[:100]
-	}
-	root := "/zktest/" + name + "-" + hex.EncodeToString(suffix[:])
-	if err := createAll(conn, root); err != nil {
-		t.Fatalf("zktest: create root %s: %v", root, err)
-	}
-	s := &Server{Servers: servers, Root: root, t: t}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-		defer cancel()
-		c, err := zkconn.Connect(ctx, servers, SessionTimeout)
-		if err != nil {
-			t.Logf("zktest: cannot remove %s: %v", root, err)
-			return
-		}
-		defer c.Close()
-		if err := DeleteAll(c, root); err != nil {
-			t.Logf("zktest: cannot remove %s: %v", root, err)
+		if err := s.Close(); err != nil {
+			t.Errorf("zktest: %v", err)
 		}
 	})
 	return s
 }
 
+// skipOrFail ends the test for an error from a constructor: a skip when no
+// server can be had (a failure with ZKWRITER_REQUIRE_ZK=1), else a failure.
+func skipOrFail(t testing.TB, err error) {
+	t.Helper()
+	if errors.Is(err, errUnavailable) && os.Getenv(EnvRequire) != "1" {
+		t.Skip(err)
+	}
+	if errors.Is(err, errUnavailable) {
+		t.Fatalf("%v (%s=1)", err, EnvRequire)
+	}
+	t.Fatal(err)
+}
+
+func newStandalone(o options) (*Server, error) {
+	inst, err := zkserver.FindInstall()
+	if err != nil {
+		return nil, fmt.Errorf("zktest: %w (%v): %s", errUnavailable, err, howTo)
+	}
+	dir, err := os.MkdirTemp("", "zktest-server-")
+	if err != nil {
+		return nil, fmt.Errorf("zktest: %w", err)
+	}
+	serverDir := filepath.Join(dir, "server")
+	for attempt := 1; attempt <= startAttempts; attempt++ {
+		var p *zkserver.Process
+		if p, err = startStandalone(inst, serverDir, o); err == nil {
+			return &Server{Servers: []string{p.Addr()}, proc: p, dir: dir}, nil
+		}
+		// Most likely another process took the port in between; try
+		// another, on a clean directory.
+		if rmErr := os.RemoveAll(serverDir); rmErr != nil {
+			err = errors.Join(err, rmErr)
+			break
+		}
+	}
+	_ = os.RemoveAll(dir)
+	return nil, fmt.Errorf("zktest: %w", err)
+}
+
+// startStandalone starts a server with its files in dir and waits until
+// it serves clients.
+func startStandalone(inst zkserver.Install, dir string, o options) (*zkserver.Process, error) {
+	ports, err := zkserver.FreePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	p, err := zkserver.Start(inst, zkserver.Config{
+		Dir:       dir,
+		Self:      zkserver.Member{ID: 1, ClientPort: ports[0]},
+		TickTime:  o.tickTime,
+		ForceSync: o.forceSync,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	if err := p.WaitReady(ctx); err != nil {
+		_ = p.Kill()
+		return nil, err
+	}
+	return p, nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// newShared makes a fresh root named after name on the servers.
+func newShared(servers []string, name string) (*Server, error) {
+	conn, err := connect(servers, nil)
+	if err != nil {
+		return nil, fmt.Errorf("zktest: %w: %s=%s unreachable (%v): %s", errUnavailable, EnvServers, strings.Join(servers, ","), err, howTo)
+	}
+	defer conn.Close()
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	name = unsafeChars.ReplaceAllString(name, "_")
+	if len(name) > 100 {
+		name = name[:100]
+	}
+	root := "/zktest/" + name + "-" + hex.EncodeToString(suffix[:])
+	if err := createAll(conn, root); err != nil {
+		return nil, fmt.Errorf("zktest: create root %s: %w", root, err)
+	}
+	return &Server{Servers: servers, Root: root}, nil
+}
+
+// Close releases the server: on a shared ensemble it removes Root and
+// everything below it; a server zktest started is stopped (SIGTERM, then
+// SIGKILL after a while) and its data directory removed. Close it after
+// the clients of the server.
+func (s *Server) Close() error {
+	if s.proc == nil {
+		return removeRoot(s.Servers, s.Root)
+	}
+	stopErr := s.proc.Stop(stopTimeout)
+	return errors.Join(stopErr, os.RemoveAll(s.dir))
+}
+
+func removeRoot(servers []string, root string) error {
+	conn, err := connect(servers, nil)
+	if err != nil {
+		return fmt.Errorf("cannot remove %s: %w", root, err)
+	}
+	defer conn.Close()
+	if err := DeleteAll(conn, root); err != nil {
+		return fmt.Errorf("cannot remove %s: %w", root, err)
+	}
+	return nil
+}
+
 // Addr returns the address of the first server.
 func (s *Server) Addr() string { return s.Servers[0] }
 
-// Path returns p under the test's root.
+// Path returns p under the server's root.
 func (s *Server) Path(p string) string { return s.Root + p }
 
 // Connect returns a client of the server that holds a session; see Connect.
@@ -202,33 +283,34 @@ func (s *Server) diagnose() string {
 	return fmt.Sprintf("\nserver %s (pid %d): srvr=%q err=%v\noutput:\n%s", s.Addr(), s.proc.Pid(), r, err, s.proc.OutputTail(4096))
 }
 
-// Stop stops the server (SIGTERM) and waits for it to exit. It fails the
-// test on a shared ensemble, which zktest does not own.
-func (s *Server) Stop() {
-	s.t.Helper()
-	s.own()
-	if err := s.proc.Stop(10 * time.Second); err != nil {
-		s.t.Fatal(err)
+// Stop stops the server (SIGTERM) and waits for it to exit. On a shared
+// ensemble, which zktest does not own, it returns an error and does
+// nothing; so do Kill and Restart.
+func (s *Server) Stop() error {
+	p, err := s.own()
+	if err != nil {
+		return err
 	}
+	return p.Stop(stopTimeout)
 }
 
 // Kill kills the server (SIGKILL) and waits for it to exit.
-func (s *Server) Kill() {
-	s.t.Helper()
-	s.own()
-	if err := s.proc.Kill(); err != nil {
-		s.t.Fatal(err)
+func (s *Server) Kill() error {
+	p, err := s.own()
+	if err != nil {
+		return err
 	}
+	return p.Kill()
 }
 
 // Restart starts a stopped or killed server again on its data directory
-// and port, and waits until it is ready.
-func (s *Server) Restart() {
-	s.t.Helper()
-	s.own()
-	if err := restart(s.proc); err != nil {
-		s.t.Fatal(err)
+// and port, and waits until it is ready. It fails if the server runs.
+func (s *Server) Restart() error {
+	p, err := s.own()
+	if err != nil {
+		return err
 	}
+	return restart(p)
 }
 
 // Pid returns the server's process id, or 0 when it is not running or is
@@ -240,10 +322,11 @@ func (s *Server) Pid() int {
 	return s.proc.Pid()
 }
 
-func (s *Server) own() {
+func (s *Server) own() (*zkserver.Process, error) {
 	if s.proc == nil {
-		s.t.Fatalf("zktest: the server at %v is shared (%s); it cannot be stopped or killed", s.Servers, EnvServers)
+		return nil, fmt.Errorf("zktest: the server at %v is shared (%s); it cannot be stopped, killed or restarted", s.Servers, EnvServers)
 	}
+	return s.proc, nil
 }
 
 func restart(p *zkserver.Process) error {
@@ -259,6 +342,7 @@ func restart(p *zkserver.Process) error {
 // test ends. It reconnects at once after a lost connection (see
 // zkconn.HostProvider) and asks for SessionTimeout. opts are go-zookeeper
 // options such as zk.WithDialer(d.Dial); later ones override earlier ones.
+// A program without a testing.TB calls zkconn.Connect, which this wraps.
 func Connect(t testing.TB, servers []string, opts ...func(*zk.Conn)) *zk.Conn {
 	t.Helper()
 	conn, err := connect(servers, opts)
@@ -308,147 +392,3 @@ func DeleteAll(conn *zk.Conn, path string) error {
 	}
 	return nil
 }
-
-// Ensemble is a three-member (or larger) ZooKeeper ensemble on loopback.
-type Ensemble struct {
-	Members []*Member
-	// Servers are the client addresses of every member.
-	Servers []string
-	t       testing.TB
-}
-
-// Member is one server of an Ensemble.
-type Member struct {
-	ID   int
-	Addr string
-	proc *zkserver.Process
-	t    testing.TB
-}
-
-// StartEnsemble starts an ensemble of n members (n >= 3) on loopback and
-// waits until every member serves clients. Its members are stopped when the
-// test ends. It needs a local installation even when ZK_SERVERS is set,
-// since members must be stopped and killed; with ZK_SERVERS set and none
-// installed, the test is skipped.
-func StartEnsemble(t testing.TB, n int, opts ...Option) *Ensemble {
-	t.Helper()
-	if n < 3 {
-		t.Fatalf("zktest: an ensemble needs at least 3 members, not %d", n)
-	}
-	if os.Getenv(EnvServers) != "" {
-		// A shared ensemble serves Start; the members of this one must be
-		// killable, so it needs a local installation, or is skipped.
-		if _, err := zkserver.FindInstall(); err != nil {
-			t.Skipf("zktest: StartEnsemble needs a local ZooKeeper installation even with %s set (%v)", EnvServers, err)
-		}
-	}
-	inst := findInstall(t)
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	ports, err := zkserver.FreePorts(3 * n)
-	if err != nil {
-		t.Fatalf("zktest: %v", err)
-	}
-	peers := make([]zkserver.Member, n)
-	for i := range peers {
-		peers[i] = zkserver.Member{ID: i + 1, ClientPort: ports[3*i], QuorumPort: ports[3*i+1], ElectionPort: ports[3*i+2]}
-	}
-	base := t.TempDir()
-	e := &Ensemble{t: t}
-	for _, m := range peers {
-		p, err := zkserver.Start(inst, zkserver.Config{
-			Dir:       filepath.Join(base, fmt.Sprintf("member-%d", m.ID)),
-			Self:      m,
-			Peers:     peers,
-			TickTime:  o.tickTime,
-			ForceSync: o.forceSync,
-		})
-		if err != nil {
-			t.Fatalf("zktest: %v", err)
-		}
-		t.Cleanup(func() { _ = p.Stop(10 * time.Second) })
-		e.Members = append(e.Members, &Member{ID: m.ID, Addr: p.Addr(), proc: p, t: t})
-		e.Servers = append(e.Servers, p.Addr())
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	for _, m := range e.Members {
-		if err := m.proc.WaitReady(ctx); err != nil {
-			t.Fatalf("zktest: ensemble member %d: %v", m.ID, err)
-		}
-	}
-	return e
-}
-
-// Connect returns a client of the ensemble that holds a session; see Connect.
-func (e *Ensemble) Connect(t testing.TB, opts ...func(*zk.Conn)) *zk.Conn {
-	t.Helper()
-	return Connect(t, e.Servers, opts...)
-}
-
-// Member returns the member serving addr, or nil.
-func (e *Ensemble) Member(addr string) *Member {
-	for _, m := range e.Members {
-		if m.Addr == addr {
-			return m
-		}
-	}
-	return nil
-}
-
-// Leader returns the member that currently leads, or nil.
-func (e *Ensemble) Leader() *Member {
-	for _, m := range e.Members {
-		if mode, err := zkserver.Mode(m.Addr); err == nil && mode == "leader" {
-			return m
-		}
-	}
-	return nil
-}
-
-// WaitServing waits until every running member serves clients.
-func (e *Ensemble) WaitServing() {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	for _, m := range e.Members {
-		if m.Running() {
-			if err := m.proc.WaitReady(ctx); err != nil {
-				e.t.Fatalf("zktest: member %d: %v", m.ID, err)
-			}
-		}
-	}
-}
-
-// Stop stops the member (SIGTERM) and waits for it to exit.
-func (m *Member) Stop() {
-	m.t.Helper()
-	if err := m.proc.Stop(10 * time.Second); err != nil {
-		m.t.Fatal(err)
-	}
-}
-
-// Kill kills the member (SIGKILL) and waits for it to exit.
-func (m *Member) Kill() {
-	m.t.Helper()
-	if err := m.proc.Kill(); err != nil {
-		m.t.Fatal(err)
-	}
-}
-
-// Restart starts a stopped or killed member again on its data directory
-// and ports, and waits until it serves clients again.
-func (m *Member) Restart() {
-	m.t.Helper()
-	if err := restart(m.proc); err != nil {
-		m.t.Fatal(err)
-	}
-}
-
-// Running reports whether the member's process is alive.
-func (m *Member) Running() bool { return m.proc.Running() }
-
-// Pid returns the member's process id, or 0 when it is not running.
-func (m *Member) Pid() int { return m.proc.Pid() }

@@ -53,7 +53,7 @@ func TestStartStandalone(t *testing.T) {
 // Fault: connection cut after the server committed (reply lost).
 func TestDropReplySetData(t *testing.T) {
 	srv := zktest.Start(t)
-	d := zktest.NewFaultDialer()
+	d := zktest.NewFaultDialer(t)
 	c := srv.Connect(t, d.Option())
 	p := srv.Path("/node")
 	mustCreate(t, c, p, []byte("v0"))
@@ -83,7 +83,7 @@ func TestDropReplySetData(t *testing.T) {
 // Fault: connection cut before the request was sent.
 func TestDropRequestSetData(t *testing.T) {
 	srv := zktest.Start(t)
-	d := zktest.NewFaultDialer()
+	d := zktest.NewFaultDialer(t)
 	c := srv.Connect(t, d.Option())
 	p := srv.Path("/node")
 	mustCreate(t, c, p, []byte("v0"))
@@ -111,7 +111,7 @@ func TestDropRequestSetData(t *testing.T) {
 // Fault: connection cut in the middle of the request frame.
 func TestCutRequestSetData(t *testing.T) {
 	srv := zktest.Start(t)
-	d := zktest.NewFaultDialer()
+	d := zktest.NewFaultDialer(t)
 	c := srv.Connect(t, d.Option())
 	p := srv.Path("/node")
 	mustCreate(t, c, p, []byte("v0"))
@@ -131,7 +131,7 @@ func TestCutRequestSetData(t *testing.T) {
 // and on create and delete.
 func TestDropReplyMatchesMultiCreateDelete(t *testing.T) {
 	srv := zktest.Start(t)
-	d := zktest.NewFaultDialer()
+	d := zktest.NewFaultDialer(t)
 	c := srv.Connect(t, d.Option())
 	a, b := srv.Path("/a"), srv.Path("/b")
 	mustCreate(t, c, a, nil)
@@ -172,7 +172,7 @@ func TestDropReplyMatchesMultiCreateDelete(t *testing.T) {
 // Fault: none. Counters count requests by opcode and size them exactly.
 func TestCounts(t *testing.T) {
 	srv := zktest.Start(t)
-	d := zktest.NewFaultDialer()
+	d := zktest.NewFaultDialer(t)
 	c := srv.Connect(t, d.Option())
 	p := srv.Path("/counted")
 	mustCreate(t, c, p, nil)
@@ -213,18 +213,37 @@ func TestServerKillRestart(t *testing.T) {
 	if srv.Root != "" {
 		t.Skip("needs a server of its own")
 	}
-	c := srv.Connect(t)
+	d := zktest.NewFaultDialer(t)
+	c := srv.Connect(t, d.Option())
 	mustCreate(t, c, "/durable", []byte("x"))
-	srv.Kill()
+	// Killed from the client's I/O goroutine, right after the commit.
+	d.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: "/durable", Then: func() {
+		if err := srv.Kill(); err != nil {
+			t.Errorf("Kill: %v", err)
+		}
+	}})
+	if _, err := c.Set("/durable", []byte("y"), 0); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("Set while the server is killed: err = %v, want zk.ErrConnectionClosed", err)
+	}
 	if srv.Pid() != 0 {
 		t.Fatal("server still running after Kill")
 	}
+	if err := srv.Kill(); err != nil {
+		t.Fatalf("Kill of a killed server: %v", err)
+	}
 	start := time.Now()
-	srv.Restart()
+	restarted := make(chan error, 1)
+	go func() { restarted <- srv.Restart() }()
+	if err := <-restarted; err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
 	t.Logf("restart took %v", time.Since(start))
+	if err := srv.Restart(); err == nil {
+		t.Fatal("Restart of a running server succeeded")
+	}
 	waitSession(t, c)
-	if v := version(t, c, "/durable"); v != 0 {
-		t.Fatalf("version after restart = %d", v)
+	if v := version(t, c, "/durable"); v != 1 {
+		t.Fatalf("version after restart = %d, want 1 (the write before the kill)", v)
 	}
 }
 
@@ -238,27 +257,12 @@ func TestEnsembleKillConnectedMember(t *testing.T) {
 	if m == nil {
 		t.Fatalf("client connected to %q, not a member of %v", c.Server(), e.Servers)
 	}
-	m.Kill()
+	if err := m.Kill(); err != nil {
+		t.Fatal(err)
+	}
 	// The client carries on: writes succeed through another member, in the
 	// same session.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for i := 0; ; i++ {
-		_, err := c.Set("/ens", []byte("1"), 0)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) && !errors.Is(err, zk.ErrBadVersion) {
-			t.Fatalf("set after member kill: %v", err)
-		}
-		if errors.Is(err, zk.ErrBadVersion) {
-			break // an earlier attempt landed
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("client did not carry on: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	setUntilLanded(t, c, "/ens", []byte("1"), 0)
 	if c.Server() == m.Addr {
 		t.Fatalf("client still on killed member %s", m.Addr)
 	}
@@ -268,17 +272,42 @@ func TestEnsembleKillConnectedMember(t *testing.T) {
 	if v := version(t, c, "/ens"); v != 1 {
 		t.Fatalf("version = %d, want 1", v)
 	}
-	m.Restart()
+	if err := m.Restart(); err != nil {
+		t.Fatal(err)
+	}
 	if !m.Running() {
 		t.Fatal("member not running after restart")
 	}
-	e.WaitServing()
+	if err := e.WaitServing(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setUntilLanded sets path at version until the write lands, while the
+// client moves to another server.
+func setUntilLanded(t *testing.T, c *zk.Conn, path string, data []byte, version int32) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		_, err := c.Set(path, data, version)
+		if err == nil || errors.Is(err, zk.ErrBadVersion) {
+			return // landed, now or on an earlier attempt
+		}
+		if !errors.Is(err, zk.ErrConnectionClosed) && !errors.Is(err, zk.ErrNoServer) {
+			t.Fatalf("set %s: %v", path, err)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("client did not carry on: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Fault: session expired, ended from a second connection.
 func TestExpireSession(t *testing.T) {
 	srv := zktest.Start(t)
-	d := zktest.NewFaultDialer()
+	d := zktest.NewFaultDialer(t)
 	c := srv.Connect(t, d.Option())
 	p := srv.Path("/ephemeral")
 	if _, err := c.Create(p, nil, zk.FlagEphemeral, acl); err != nil {
@@ -320,6 +349,11 @@ func TestSharedEnsembleRoot(t *testing.T) {
 		root = shared.Root
 		c := shared.Connect(t)
 		mustCreate(t, c, shared.Path("/migration"), nil)
+		for name, f := range map[string]func() error{"Stop": shared.Stop, "Kill": shared.Kill, "Restart": shared.Restart} {
+			if err := f(); err == nil {
+				t.Errorf("%s of a shared server succeeded", name)
+			}
+		}
 	})
 	if ok, _, err := admin.Exists(root); err != nil || ok {
 		t.Fatalf("root %s left behind (exists=%v, err=%v)", root, ok, err)
@@ -339,7 +373,7 @@ func waitSession(t *testing.T, c *zk.Conn) {
 // with the connection left open.
 func TestRejectExpired(t *testing.T) {
 	srv := zktest.Start(t)
-	d := zktest.NewFaultDialer()
+	d := zktest.NewFaultDialer(t)
 	c := srv.Connect(t, d.Option())
 	p := srv.Path("/node")
 	mustCreate(t, c, p, []byte("v0"))

@@ -1,0 +1,175 @@
+package zktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/internal/zkserver"
+)
+
+// Ensemble is a three-member (or larger) ZooKeeper ensemble on loopback.
+type Ensemble struct {
+	// Members are the servers of the ensemble, by ID from 1.
+	Members []*Member
+	// Servers are the client addresses of every member.
+	Servers []string
+	dir     string // holds the members' data; removed by Close
+}
+
+// Member is one server of an Ensemble.
+type Member struct {
+	// ID is the member's server id (myid), 1 to the size of the ensemble.
+	ID int
+	// Addr is the member's client address, host:port.
+	Addr string
+	proc *zkserver.Process
+}
+
+// NewEnsemble starts an ensemble of n members (n >= 3) on loopback from a
+// local installation, with their data in a temporary directory, and waits
+// until every member serves clients; the caller must Close it. It ignores
+// ZK_SERVERS: members must be stopped and killed.
+func NewEnsemble(n int, opts ...Option) (*Ensemble, error) {
+	if n < 3 {
+		return nil, fmt.Errorf("zktest: an ensemble needs at least 3 members, not %d", n)
+	}
+	inst, err := zkserver.FindInstall()
+	if err != nil {
+		return nil, fmt.Errorf("zktest: %w (%v): %s", errUnavailable, err, howTo)
+	}
+	dir, err := os.MkdirTemp("", "zktest-ensemble-")
+	if err != nil {
+		return nil, fmt.Errorf("zktest: %w", err)
+	}
+	e := &Ensemble{dir: dir}
+	if err := e.start(inst, n, collect(opts)); err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
+	return e, nil
+}
+
+// start starts n members and waits until they serve clients.
+func (e *Ensemble) start(inst zkserver.Install, n int, o options) error {
+	ports, err := zkserver.FreePorts(3 * n)
+	if err != nil {
+		return fmt.Errorf("zktest: %w", err)
+	}
+	peers := make([]zkserver.Member, n)
+	for i := range peers {
+		peers[i] = zkserver.Member{ID: i + 1, ClientPort: ports[3*i], QuorumPort: ports[3*i+1], ElectionPort: ports[3*i+2]}
+	}
+	for _, m := range peers {
+		p, err := zkserver.Start(inst, zkserver.Config{
+			Dir:       filepath.Join(e.dir, fmt.Sprintf("member-%d", m.ID)),
+			Self:      m,
+			Peers:     peers,
+			TickTime:  o.tickTime,
+			ForceSync: o.forceSync,
+		})
+		if err != nil {
+			return fmt.Errorf("zktest: ensemble member %d: %w", m.ID, err)
+		}
+		e.Members = append(e.Members, &Member{ID: m.ID, Addr: p.Addr(), proc: p})
+		e.Servers = append(e.Servers, p.Addr())
+	}
+	return e.WaitServing()
+}
+
+// StartEnsemble starts an ensemble of n members (n >= 3) for t, as
+// NewEnsemble does, and closes it when the test ends. It needs a local
+// installation even when ZK_SERVERS is set, since members must be stopped
+// and killed; with ZK_SERVERS set and none installed, the test is skipped.
+func StartEnsemble(t testing.TB, n int, opts ...Option) *Ensemble {
+	t.Helper()
+	e, err := NewEnsemble(n, opts...)
+	if err != nil && errors.Is(err, errUnavailable) && os.Getenv(EnvServers) != "" {
+		// A shared ensemble serves Start; this one must be killable.
+		t.Skipf("zktest: StartEnsemble needs a local ZooKeeper installation even with %s set (%v)", EnvServers, err)
+	}
+	if err != nil {
+		skipOrFail(t, err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("zktest: %v", err)
+		}
+	})
+	return e
+}
+
+// Close stops every member (SIGTERM, then SIGKILL after a while) and
+// removes their data directories. Close it after the clients of the
+// ensemble.
+func (e *Ensemble) Close() error {
+	var errs []error
+	for _, m := range e.Members {
+		errs = append(errs, m.proc.Stop(stopTimeout))
+	}
+	errs = append(errs, os.RemoveAll(e.dir))
+	return errors.Join(errs...)
+}
+
+// Connect returns a client of the ensemble that holds a session; see Connect.
+func (e *Ensemble) Connect(t testing.TB, opts ...func(*zk.Conn)) *zk.Conn {
+	t.Helper()
+	return Connect(t, e.Servers, opts...)
+}
+
+// Member returns the member serving addr, or nil.
+func (e *Ensemble) Member(addr string) *Member {
+	for _, m := range e.Members {
+		if m.Addr == addr {
+			return m
+		}
+	}
+	return nil
+}
+
+// Leader returns the member that currently leads, or nil.
+func (e *Ensemble) Leader() *Member {
+	for _, m := range e.Members {
+		if mode, err := zkserver.Mode(m.Addr); err == nil && mode == "leader" {
+			return m
+		}
+	}
+	return nil
+}
+
+// WaitServing waits until every running member serves clients, as leader
+// or follower, and returns an error naming the first that does not within
+// a minute.
+func (e *Ensemble) WaitServing() error {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	for _, m := range e.Members {
+		if m.Running() {
+			if err := m.proc.WaitReady(ctx); err != nil {
+				return fmt.Errorf("zktest: ensemble member %d: %w", m.ID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Stop stops the member (SIGTERM) and waits for it to exit.
+func (m *Member) Stop() error { return m.proc.Stop(stopTimeout) }
+
+// Kill kills the member (SIGKILL) and waits for it to exit.
+func (m *Member) Kill() error { return m.proc.Kill() }
+
+// Restart starts a stopped or killed member again on its data directory
+// and ports, and waits until it serves clients again. It fails if the
+// member runs.
+func (m *Member) Restart() error { return restart(m.proc) }
+
+// Running reports whether the member's process is alive.
+func (m *Member) Running() bool { return m.proc.Running() }
+
+// Pid returns the member's process id, or 0 when it is not running.
+func (m *Member) Pid() int { return m.proc.Pid() }
