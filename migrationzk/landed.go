@@ -91,6 +91,15 @@ func createVerdict(in intent, path string, rejection error, cur znodeState, rese
 	return verdictResend, nil // gone again: create it
 }
 
+// ensureVerdict judges a rejected create of a path that only has to
+// exist: whoever made it, it is there.
+func ensureVerdict(path string, rejection error) (verdict, error) {
+	if errors.Is(rejection, zk.ErrNodeExists) {
+		return verdictMoot, nil
+	}
+	return verdictNotLanded, fmt.Errorf("migrationzk: create %s: %w", path, rejection)
+}
+
 // replaceVerdict judges a rejected SetData that replaces data /migration
 // cannot hold (null or empty): ours if a copy sent in this call holds,
 // otherwise someone else's, read again by the caller (which reports data
@@ -174,13 +183,15 @@ func refusedAtOp(res []zk.MultiResponse, nops int) (int, error) {
 }
 
 // opHeld judges one op of an earlier transaction that a /migration write
-// at zxid proved: a create or SetData holds when its znode was created or
-// last modified by that very transaction with the op's bytes (and, for a
-// conditional SetData, at version+1); a delete when the znode is gone.
+// at zxid proved: a create holds when its znode was created by that very
+// transaction and not modified since (version 0), a SetData when that
+// transaction modified it last (at version+1 when conditional), both with
+// the op's bytes; a delete when the znode is gone. A znode deleted and
+// created again with the same bytes is someone else's.
 func opHeld(op Op, cur znodeState, zxid int64) bool {
 	switch op.kind {
 	case kindCreate:
-		return cur.exists && cur.czxid == zxid && cur.mzxid == zxid && string(cur.data) == string(op.data)
+		return cur.exists && cur.czxid == zxid && cur.version == 0 && string(cur.data) == string(op.data)
 	case kindSetData:
 		return cur.exists && cur.mzxid == zxid && string(cur.data) == string(op.data) &&
 			(op.version < 0 || cur.version == op.version+1)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/kraftmigration/zkwriter/checker"
 	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -266,9 +268,9 @@ func FuzzClaimLanded(f *testing.F) {
 }
 
 // FuzzOpHeld checks the per-op decision used after an earlier call's
-// transaction landed: an op is held only if its znode was created (create)
-// or last modified (SetData) by that very transaction with the op's exact
-// bytes (at exactly version+1 for a conditional SetData), or is gone after
+// transaction landed: an op is held only if its znode was created (create,
+// unmodified since) or last modified (SetData) by that very transaction
+// with the op's exact bytes (at exactly version+1 for a conditional SetData), or is gone after
 // a Delete.
 func FuzzOpHeld(f *testing.F) {
 	f.Add(byte(kindCreate), int32(-1), []byte("x"), true, []byte("x"), int32(0), int64(7), int64(7), int64(7))
@@ -283,8 +285,8 @@ func FuzzOpHeld(f *testing.F) {
 		}
 		switch op.kind {
 		case kindCreate:
-			if !exists || !bytes.Equal(data, curData) || czxid != zxid || mzxid != zxid {
-				t.Fatalf("create held on %q (exists %v, czxid %d, mzxid %d), wrote %q in %d", curData, exists, czxid, mzxid, data, zxid)
+			if !exists || !bytes.Equal(data, curData) || czxid != zxid || curVersion != 0 {
+				t.Fatalf("create held on %q at %d (exists %v, czxid %d), wrote %q in %d", curData, curVersion, exists, czxid, data, zxid)
 			}
 		case kindSetData:
 			if !exists || !bytes.Equal(data, curData) || mzxid != zxid || (version >= 0 && curVersion != version+1) {
@@ -298,4 +300,119 @@ func FuzzOpHeld(f *testing.F) {
 			t.Fatalf("unknown kind %d held", op.kind)
 		}
 	})
+}
+
+// Only a copy sent earlier in the call can make a create ours: a znode
+// with our bytes at version 0 found on the first attempt is someone else's.
+func TestCreateVerdict(t *testing.T) {
+	in := intent{kind: kindCreate, expected: -1, data: ours, chk: checker.MigrationState{}}
+	there := znodeState{exists: true, data: ours, version: 0}
+	for _, tc := range []struct {
+		name      string
+		rejection error
+		cur       znodeState
+		resent    bool
+		want      verdict
+	}{
+		{"ours after a lost ack", zk.ErrNodeExists, there, true, verdictLanded},
+		{"same bytes, nothing in doubt", zk.ErrNodeExists, there, false, verdictReread},
+		{"someone else's", zk.ErrNodeExists, znodeState{exists: true, data: other, version: 0}, true, verdictReread},
+		{"ours, modified since", zk.ErrNodeExists, znodeState{exists: true, data: ours, version: 1}, true, verdictReread},
+		{"gone again", zk.ErrNodeExists, absent, true, verdictResend},
+		{"parent missing", zk.ErrNoNode, absent, true, verdictNotLanded},
+	} {
+		if got, _ := createVerdict(in, "/migration", tc.rejection, tc.cur, tc.resent); got != tc.want {
+			t.Errorf("%s: verdict %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A release is moot once another controller was elected or /controller is
+// gone, and landed only when a copy of it was in doubt.
+func TestReleaseVerdict(t *testing.T) {
+	epoch := znodeState{exists: true, version: 4}
+	ctl := znodeState{exists: true}
+	for _, tc := range []struct {
+		name       string
+		epoch, ctl znodeState
+		resent     bool
+		want       verdict
+	}{
+		{"another controller", znodeState{exists: true, version: 5}, ctl, true, verdictMoot},
+		{"gone after a lost ack", epoch, absent, true, verdictLanded},
+		{"gone, nothing in doubt", epoch, absent, false, verdictMoot},
+		{"still there", epoch, ctl, true, verdictResend},
+	} {
+		if got := releaseVerdict(4, tc.epoch, tc.ctl, tc.resent); got != tc.want {
+			t.Errorf("%s: verdict %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A claim found naming this controller and epoch stands only when the
+// transaction that created /controller is the last to have written
+// /controller_epoch.
+func TestStandingClaim(t *testing.T) {
+	h := holder{
+		epoch:      znodeState{exists: true, version: 3, mzxid: 90},
+		controller: znodeState{exists: true, czxid: 90, mzxid: 90},
+		current:    znode.Controller{Version: 2, BrokerID: 3000, KRaftControllerEpoch: 5},
+	}
+	if !standingClaim(h, 3000, 5) {
+		t.Fatal("standing claim not recognised")
+	}
+	moved := h
+	moved.epoch.mzxid = 95
+	if standingClaim(moved, 3000, 5) {
+		t.Fatal("/controller_epoch moved since the claim, yet the claim stands")
+	}
+	if standingClaim(h, 3001, 5) || standingClaim(h, 3000, 6) {
+		t.Fatal("another controller's or epoch's claim counted as ours")
+	}
+}
+
+// A delete whose znode is gone is ours only when a copy was in doubt; a
+// path that only has to exist is fine whoever made it.
+func TestConditionalAndEnsureVerdicts(t *testing.T) {
+	del := intent{kind: kindDelete, expected: 3}
+	if v, _ := conditionalVerdict(del, "/a", zk.ErrNoNode, absent, false); v != verdictMoot {
+		t.Fatalf("delete of a gone znode, nothing in doubt: %d", v)
+	}
+	if v, _ := conditionalVerdict(del, "/a", zk.ErrNoNode, absent, true); v != verdictLanded {
+		t.Fatalf("delete after a lost ack: %d", v)
+	}
+	if v, err := conditionalVerdict(del, "/a", zk.ErrBadVersion, znodeState{exists: true, version: 4}, true); v != verdictNotLanded || !errors.Is(err, ErrConflict) {
+		t.Fatalf("delete of a moved znode: %d, %v", v, err)
+	}
+	if v, _ := ensureVerdict("/a", zk.ErrNodeExists); v != verdictMoot {
+		t.Fatalf("existing path: %d", v)
+	}
+	if v, err := ensureVerdict("/a", zk.ErrNoNode); v != verdictNotLanded || err == nil {
+		t.Fatalf("missing parent: %d, %v", v, err)
+	}
+}
+
+// A refusal reported at an op, after the fence and the /migration write
+// passed, proves the transaction did not land; one at the fence or at
+// /migration does not.
+func TestRefusedAtOp(t *testing.T) {
+	res := func(at int) []zk.MultiResponse {
+		r := make([]zk.MultiResponse, firstOpIndex+3)
+		r[at].Error = zk.ErrNodeExists
+		for i := at + 1; i < len(r); i++ {
+			r[i].Error = errors.New("unknown error: -2")
+		}
+		return r
+	}
+	if k, err := refusedAtOp(res(firstOpIndex+1), 3); k != 1 || !errors.Is(err, zk.ErrNodeExists) {
+		t.Fatalf("refusal at op 1: %d, %v", k, err)
+	}
+	for _, at := range []int{0, migrationIndex} {
+		if k, _ := refusedAtOp(res(at), 3); k != -1 {
+			t.Fatalf("refusal at request position %d taken for an op's (%d)", at, k)
+		}
+	}
+	if k, _ := refusedAtOp(make([]zk.MultiResponse, 5), 3); k != -1 {
+		t.Fatal("no refusal, yet one found")
+	}
 }
