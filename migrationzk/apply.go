@@ -51,18 +51,23 @@ func (w *Writer) Apply(ctx context.Context, s State, ops ...Op) (State, []OpResu
 	if len(ops) == 0 {
 		return s, results, nil
 	}
-	b := &batch{w: w, s: s, results: results, version: s.MigrationZkVersion}
+	b := &batch{w: w, exec: &w.exec, migrationPath: w.migrationPath, epochPath: w.epochPath,
+		s: s, results: results, version: s.MigrationZkVersion}
 	st, v, err := b.apply(ctx, ops)
 	w.finish(start, "apply", w.migrationPath, s.MigrationZkVersion, st.MigrationZkVersion, v, err)
 	return st, b.results, err
 }
 
-// batch is the state of one Apply call.
+// batch is the state of one Apply call. It reaches its Writer through
+// methods only.
 type batch struct {
-	w       *Writer
-	s       State
-	plan    *plan
-	results []OpResult
+	w    *Writer
+	exec *executor
+	// The paths of /migration and /controller_epoch under the root.
+	migrationPath, epochPath string
+	s                        State
+	plan                     *plan
+	results                  []OpResult
 
 	version   int32  // /migration version the next transaction expects
 	held      []byte // /migration content at version, once the batch moved it
@@ -74,7 +79,7 @@ func (b *batch) apply(ctx context.Context, ops []Op) (State, verdict, error) {
 	if err := b.ready(ctx, ops); err != nil {
 		return b.s, verdictNotLanded, err
 	}
-	r := b.w.exec.retrier()
+	r := b.exec.retrier()
 	for k, txn := range b.plan.txns {
 		if err := b.sendTransaction(ctx, r, txn, k == len(b.plan.txns)-1); err != nil {
 			return b.stateOnError(), verdictNotLanded, err
@@ -92,14 +97,14 @@ func (b *batch) apply(ctx context.Context, ops []Op) (State, verdict, error) {
 // ready checks the call and plans it; an op that makes it refuse carries
 // the error in its result.
 func (b *batch) ready(ctx context.Context, ops []Op) error {
-	w, s := b.w, b.s
+	s := b.s
 	if s.MigrationZkVersion < 0 {
-		return invalidf("MigrationZkVersion %d: Apply needs the version of %s", s.MigrationZkVersion, w.migrationPath)
+		return invalidf("MigrationZkVersion %d: Apply needs the version of %s", s.MigrationZkVersion, b.migrationPath)
 	}
 	if s.ZkControllerEpochZkVersion < 0 {
-		return invalidf("ZkControllerEpochZkVersion %d: Apply fences every transaction by %s and needs its version (from ClaimLeadership)", s.ZkControllerEpochZkVersion, w.epochPath)
+		return invalidf("ZkControllerEpochZkVersion %d: Apply fences every transaction by %s and needs its version (from ClaimLeadership)", s.ZkControllerEpochZkVersion, b.epochPath)
 	}
-	p, at, err := w.newPlan(ops, s.migration().Encode())
+	p, at, err := b.w.newPlan(ops, s.migration().Encode())
 	if err != nil {
 		if at >= 0 {
 			b.results[at].Err = err
@@ -121,18 +126,18 @@ func (b *batch) loadPrev(ctx context.Context) error {
 	if data, ok := w.lastConfirmed(b.version); ok {
 		return b.plan.usePrev(data)
 	}
-	cur, err := w.reread(ctx, w.exec.retrier(), w.migrationPath)
+	cur, err := w.reread(ctx, b.exec.retrier(), b.migrationPath)
 	if err != nil {
-		return fmt.Errorf("migrationzk: read %s: %w", w.migrationPath, err)
+		return fmt.Errorf("migrationzk: read %s: %w", b.migrationPath, err)
 	}
 	if !cur.exists {
-		return fmt.Errorf("%w: %s does not exist", ErrNoMigrationState, w.migrationPath)
+		return fmt.Errorf("%w: %s does not exist", ErrNoMigrationState, b.migrationPath)
 	}
 	if cur.version != b.version {
 		return w.migrationConflict(b.s, cur, nil)
 	}
 	if _, err := znode.DecodeMigration(cur.data); err != nil {
-		return w.withPath(err, w.migrationPath)
+		return w.withPath(err, b.migrationPath)
 	}
 	return b.plan.usePrev(cur.data)
 }
@@ -168,8 +173,8 @@ func (b *batch) sendTransaction(ctx context.Context, r *retrier, txn []int, last
 	p := newPacer(txn)
 	for !p.done() {
 		a := &attempt{b: b, pacer: p, last: last}
-		v, err := b.w.exec.run(ctx, r, write{
-			path: b.w.migrationPath, expected: b.version,
+		v, err := b.exec.run(ctx, r, write{
+			path: b.migrationPath, expected: b.version,
 			prepare: a.prepare, send: a.send, verify: a.verify,
 		})
 		if err != nil {
@@ -200,7 +205,7 @@ type attempt struct {
 // prepare picks the ops of the next request and builds it. It runs on the
 // caller's goroutine; send may run on one a cancelled context abandons.
 func (a *attempt) prepare() {
-	b, w := a.b, a.b.w
+	b := a.b
 	var all bool
 	a.ops, all = a.pacer.request(b.plan.sizes, b.plan.partLimit())
 	a.final = all && a.last
@@ -210,13 +215,13 @@ func (a *attempt) prepare() {
 	}
 	a.reqs = make([]interface{}, 0, len(a.ops)+firstOpIndex)
 	a.reqs = append(a.reqs,
-		&zk.CheckVersionRequest{Path: w.epochPath, Version: b.s.ZkControllerEpochZkVersion},
-		&zk.SetDataRequest{Path: w.migrationPath, Data: a.content, Version: b.version})
+		&zk.CheckVersionRequest{Path: b.epochPath, Version: b.s.ZkControllerEpochZkVersion},
+		&zk.SetDataRequest{Path: b.migrationPath, Data: a.content, Version: b.version})
 	for _, i := range a.ops {
 		op, path := b.plan.ops[i], b.plan.paths[i]
 		switch op.kind {
 		case kindCreate:
-			a.reqs = append(a.reqs, &zk.CreateRequest{Path: path, Data: op.data, Acl: w.exec.opts.acl})
+			a.reqs = append(a.reqs, &zk.CreateRequest{Path: path, Data: op.data, Acl: b.exec.opts.acl})
 		case kindSetData:
 			a.reqs = append(a.reqs, &zk.SetDataRequest{Path: path, Data: op.data, Version: op.version})
 		case kindDelete:
@@ -227,7 +232,7 @@ func (a *attempt) prepare() {
 
 func (a *attempt) send() error {
 	var err error
-	a.res, err = a.b.w.exec.conn.Multi(a.reqs...)
+	a.res, err = a.b.exec.conn.Multi(a.reqs...)
 	return err
 }
 
@@ -292,14 +297,14 @@ func (a *attempt) judge(ctx context.Context, r *retrier, resent bool) (verdict, 
 	if k, opErr := refusedAtOp(a.res, len(a.ops)); k >= 0 {
 		return a.refuse(ctx, k, opErr)
 	}
-	b, w := a.b, a.b.w
-	zs, err := w.exec.reread(ctx, r, w.migrationPath, w.epochPath)
+	b := a.b
+	zs, err := b.exec.reread(ctx, r, b.migrationPath, b.epochPath)
 	if err != nil {
 		return verdictNotLanded, err
 	}
 	cur := zs[0]
 	mine := intent{kind: kindSetData, expected: b.version, data: a.content, chk: checker.MigrationState{}}
-	v, err := w.batchVerdict(b.s, mine, b.s.ZkControllerEpochZkVersion, cur, zs[1], resent)
+	v, err := b.w.batchVerdict(b.s, mine, b.s.ZkControllerEpochZkVersion, cur, zs[1], resent)
 	switch v {
 	case verdictLanded:
 		for _, i := range a.ops {
@@ -318,7 +323,7 @@ func (a *attempt) refuse(ctx context.Context, k int, opErr error) (verdict, erro
 	b := a.b
 	i := a.pacer.refuse(k)
 	b.results[i] = OpResult{Op: b.plan.ops[i], Err: &OpError{Index: i, Op: b.plan.ops[i], Err: opErr}, Version: -1}
-	b.w.exec.opts.logger.Warn("op refused; sending the rest of its transaction without it",
+	b.exec.opts.logger.Warn("op refused; sending the rest of its transaction without it",
 		"path", b.plan.paths[i], "op", b.plan.ops[i].kind.String(), "error", opErr, "outcome", "op_failed")
 	if a.pacer.window > 0 && b.plan.prev == nil {
 		// Parts of the transaction will go alone, each keeping
@@ -340,15 +345,15 @@ func (a *attempt) settleEarlier(ctx context.Context, r *retrier, cur znodeState)
 		return verdictNotLanded, err
 	}
 	if len(rest) == len(a.ops) {
-		return verdictNotLanded, &ConflictError{Path: b.w.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
+		return verdictNotLanded, &ConflictError{Path: b.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
 			CurrentData: cur.data, Err: errors.New("its content matches this batch but none of the transaction's ops is in ZooKeeper")}
 	}
 	b.version, b.mtime, b.held, b.recovered = cur.version, cur.mtime, cur.data, true
 	if len(rest) == 0 {
 		return verdictLanded, nil
 	}
-	b.w.exec.opts.logger.Info("earlier transaction found in ZooKeeper; sending the ops it lacked",
-		"path", b.w.migrationPath, "version", cur.version, "outcome", "recovered", "remaining", len(rest))
+	b.exec.opts.logger.Info("earlier transaction found in ZooKeeper; sending the ops it lacked",
+		"path", b.migrationPath, "version", cur.version, "outcome", "recovered", "remaining", len(rest))
 	a.pacer.requeue(rest)
 	return verdictResend, nil
 }
@@ -363,7 +368,7 @@ func (b *batch) heldByEarlier(ctx context.Context, r *retrier, ops []int, zxid i
 	}
 	held := map[string]*zk.Stat{}
 	for path, i := range lastOp {
-		cur, err := b.w.exec.get(ctx, r, path)
+		cur, err := b.exec.get(ctx, r, path)
 		if err != nil {
 			return ops, err
 		}
