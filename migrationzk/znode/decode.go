@@ -15,8 +15,10 @@ const maxDetailValue = 40
 // object is a decoded JSON object whose members are still raw. Duplicate
 // keys have been resolved, the last one winning.
 type object struct {
-	path    string
-	data    []byte
+	path string
+	data []byte
+	// prefix names the enclosing fields of a nested object, "outer.".
+	prefix  string
 	members map[string]json.RawMessage
 }
 
@@ -57,7 +59,7 @@ func parseObject(path string, data []byte) (*object, error) {
 
 // fail returns a *DecodeError about field.
 func (o *object) fail(field string, reason error, detail string) error {
-	return newError(o.path, field, reason, detail, o.data)
+	return newError(o.path, o.prefix+field, reason, detail, o.data)
 }
 
 // get returns the raw value of a required field.
@@ -190,4 +192,58 @@ func shorten(s string) string {
 		return s
 	}
 	return s[:maxDetailValue] + "..."
+}
+
+// str returns a required string field.
+func (o *object) str(field string) (string, error) {
+	raw, err := o.get(field)
+	if err != nil {
+		return "", err
+	}
+	return o.parseString(field, raw)
+}
+
+// parseString decodes raw, a JSON value, as a string.
+func (o *object) parseString(field string, raw []byte) (string, error) {
+	if k := kind(raw); k != "string" {
+		return "", o.fail(field, ErrWrongType, "got "+k+", want string")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", o.fail(field, ErrInvalidJSON, err.Error())
+	}
+	return s, nil
+}
+
+// sub returns a required field holding an object, decoded for its own
+// fields; errors about them name the field as "field.key".
+func (o *object) sub(field string) (*object, error) {
+	raw, err := o.get(field)
+	if err != nil {
+		return nil, err
+	}
+	if k := kind(raw); k != "object" {
+		return nil, o.fail(field, ErrWrongType, "got "+k+", want object")
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, o.fail(field, ErrInvalidJSON, err.Error())
+	}
+	return &object{path: o.path, data: o.data, prefix: o.prefix + field + ".", members: members}, nil
+}
+
+// elems returns a required field holding an array, its elements raw.
+func (o *object) elems(field string) ([]json.RawMessage, error) {
+	raw, err := o.get(field)
+	if err != nil {
+		return nil, err
+	}
+	if k := kind(raw); k != "array" {
+		return nil, o.fail(field, ErrWrongType, "got "+k+", want array")
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, o.fail(field, ErrInvalidJSON, err.Error())
+	}
+	return elems, nil
 }
