@@ -288,12 +288,12 @@ func (b *batch) applied(i int, st *zk.Stat, recovered bool) {
 // not land, the pacer holds the ops still to send, unless an error stops
 // the batch.
 func (a *attempt) verify(ctx context.Context, r *retrier, _ error, resent bool) (verdict, error) {
-	v, err := a.judge(ctx, r, resent)
+	v, err := a.judge(ctx, r)
 	a.unsettled = err != nil && resent
 	return v, err
 }
 
-func (a *attempt) judge(ctx context.Context, r *retrier, resent bool) (verdict, error) {
+func (a *attempt) judge(ctx context.Context, r *retrier) (verdict, error) {
 	if k, opErr := refusedAtOp(a.res, len(a.ops)); k >= 0 {
 		return a.refuse(ctx, k, opErr)
 	}
@@ -302,17 +302,10 @@ func (a *attempt) judge(ctx context.Context, r *retrier, resent bool) (verdict, 
 	if err != nil {
 		return verdictNotLanded, err
 	}
-	cur := zs[0]
 	mine := intent{kind: kindSetData, expected: b.version, data: a.content, chk: checker.MigrationState{}}
-	v, err := b.w.batchVerdict(b.s, mine, b.s.ZkControllerEpochZkVersion, cur, zs[1], resent)
-	switch v {
-	case verdictLanded:
-		for _, i := range a.ops {
-			b.applied(i, nil, true)
-		}
-		b.version, b.mtime = cur.version, cur.mtime
-	case verdictEarlier:
-		return a.settleEarlier(ctx, r, cur)
+	v, err := b.w.batchVerdict(b.s, mine, b.s.ZkControllerEpochZkVersion, zs[0], zs[1])
+	if v == verdictByOps {
+		return a.settleByOps(ctx, zs[0])
 	}
 	return v, err
 }
@@ -335,54 +328,84 @@ func (a *attempt) refuse(ctx context.Context, k int, opErr error) (verdict, erro
 	return verdictResend, nil
 }
 
-// settleEarlier judges each op of the request after an earlier call's
-// transaction moved /migration to cur: the ops it held are applied, the
-// others sent again after it.
-func (a *attempt) settleEarlier(ctx context.Context, r *retrier, cur znodeState) (verdict, error) {
+// settleByOps judges the ops of the request once /migration at cur shows a
+// transaction with this request's content (heldOps): the ops it held are
+// applied and the others sent again after it; when it is not ours, another
+// writer wrote /migration.
+func (a *attempt) settleByOps(ctx context.Context, cur znodeState) (verdict, error) {
 	b := a.b
-	rest, err := b.heldByEarlier(ctx, r, a.ops, cur.mzxid)
+	held, ours, err := b.heldByTransaction(ctx, a.ops, cur.mzxid)
 	if err != nil {
 		return verdictNotLanded, err
 	}
-	if len(rest) == len(a.ops) {
+	if !ours {
 		return verdictNotLanded, &ConflictError{Path: b.migrationPath, ExpectedVersion: b.version, CurrentVersion: cur.version,
-			CurrentData: cur.data, Err: errors.New("its content matches this batch but none of the transaction's ops is in ZooKeeper")}
+			CurrentData: cur.data, Err: errors.New("its content matches this batch, but the batch's ops show that another writer wrote it")}
 	}
 	b.version, b.mtime, b.held, b.recovered = cur.version, cur.mtime, cur.data, true
+	var rest []int
+	for j, i := range a.ops {
+		if !held[j] {
+			rest = append(rest, i)
+		}
+	}
 	if len(rest) == 0 {
 		return verdictLanded, nil
 	}
-	b.exec.opts.logger.Info("earlier transaction found in ZooKeeper; sending the ops it lacked",
+	b.exec.opts.logger.Info("transaction found in ZooKeeper without some of this request's ops; sending them again",
 		"path", b.migrationPath, "version", cur.version, "outcome", "recovered", "remaining", len(rest))
 	a.pacer.requeue(rest)
 	return verdictResend, nil
 }
 
-// heldByEarlier reads the znodes of ops and records as applied those that
-// the transaction at zxid held (opHeld); it returns the others.
-func (b *batch) heldByEarlier(ctx context.Context, r *retrier, ops []int, zxid int64) ([]int, error) {
+// heldByTransaction reads the znodes of ops and judges which the
+// transaction at zxid held, recording those as applied; held is aligned
+// with ops.
+func (b *batch) heldByTransaction(ctx context.Context, ops []int, zxid int64) (held []bool, ours bool, err error) {
 	// Judge each path by the last op on it in the request.
 	lastOp := map[string]int{}
 	for _, i := range ops {
 		lastOp[b.plan.paths[i]] = i
 	}
-	held := map[string]*zk.Stat{}
-	for path, i := range lastOp {
-		cur, err := b.exec.get(ctx, r, path)
-		if err != nil {
-			return ops, err
-		}
-		if opHeld(b.plan.ops[i], cur, zxid) {
-			held[path] = &zk.Stat{Version: cur.version}
+	paths := make([]string, 0, len(lastOp))
+	for path := range lastOp {
+		paths = append(paths, path)
+	}
+	cur, err := b.exec.getAll(ctx, paths)
+	if err != nil {
+		return nil, false, err
+	}
+	byPath := make(map[string]znodeState, len(paths))
+	for k, path := range paths {
+		byPath[path] = cur[k]
+	}
+	ev := make([]evidence, len(ops))
+	for j, i := range ops {
+		path := b.plan.paths[i]
+		ev[j] = opEvidence(b.plan.ops[lastOp[path]], byPath[path], zxid)
+	}
+	if held, ours = heldOps(ev); ours {
+		for j, i := range ops {
+			if held[j] {
+				b.applied(i, &zk.Stat{Version: heldVersion(b.plan.ops[i], byPath[b.plan.paths[i]], ev[j])}, true)
+			}
 		}
 	}
-	var rest []int
-	for _, i := range ops {
-		if st := held[b.plan.paths[i]]; st != nil {
-			b.applied(i, st, true)
-		} else {
-			rest = append(rest, i)
-		}
+	return held, ours, nil
+}
+
+// heldVersion is the version op left its znode at, cur now, in a
+// transaction that held it: 0 for a create, expected+1 for a conditional
+// SetData, the version cur carries when the transaction set it last, else
+// unknown (-1).
+func heldVersion(op Op, cur znodeState, ev evidence) int32 {
+	switch {
+	case op.kind == kindCreate:
+		return 0
+	case op.kind == kindSetData && op.version >= 0:
+		return op.version + 1
+	case op.kind == kindSetData && ev == evidenceHeld:
+		return cur.version
 	}
-	return rest, nil
+	return -1
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -65,6 +66,29 @@ func (e *executor) get(ctx context.Context, r *retrier, path string) (znodeState
 		return absent, nil
 	}
 	return cur, err
+}
+
+// maxReadsInFlight bounds the reads getAll keeps in flight on the session.
+const maxReadsInFlight = 64
+
+// getAll reads every path, several in flight at once on the session; a
+// missing znode is not an error.
+func (e *executor) getAll(ctx context.Context, paths []string) ([]znodeState, error) {
+	cur := make([]znodeState, len(paths))
+	errs := make([]error, len(paths))
+	sem := make(chan struct{}, maxReadsInFlight)
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			// Each read retries on its own: a retrier paces one call.
+			cur[i], errs[i] = e.get(ctx, e.retrier(), p)
+		}()
+	}
+	wg.Wait()
+	return cur, errors.Join(errs...)
 }
 
 // sync makes the server this client talks to catch up with the leader, so

@@ -37,7 +37,7 @@ const (
 	verdictResend                   // did not land, nothing in its way: send it (as amended) again
 	verdictReread                   // did not land; the znodes hold another's state: read and decide afresh
 	verdictMoot                     // did not land and need not: what it was for holds already
-	verdictEarlier                  // an earlier call's transaction of ours landed: judge its ops one by one (opHeld)
+	verdictByOps                    // /migration shows a transaction with our content: judge its ops (heldOps)
 	verdictAcked                    // no verdict of these rules: ZooKeeper acknowledged the write
 )
 
@@ -151,17 +151,19 @@ func (w *Writer) migrationConflict(s State, cur znodeState, cerr error) error {
 }
 
 // batchVerdict judges a rejected transaction of a batch, [Check
-// /controller_epoch, SetData /migration, ops...]. A copy sent in this call
-// landed when the /migration write holds under the fence (all ops of a
-// multi commit together). When nothing of this call can have landed, the
-// same proof shows an earlier call's transaction, whose ops may differ.
-func (w *Writer) batchVerdict(s State, mine intent, fence int32, cur, epoch znodeState, resent bool) (verdict, error) {
+// /controller_epoch, SetData /migration, ops...]. When the /migration write
+// holds under the fence, a transaction with this content landed: a copy
+// this call sent, or an earlier call's, whose ops may differ. But another
+// writer may have written the same bytes to /migration alone, so what
+// landed is judged from the ops' znodes (heldOps): the ops of the
+// transaction that wrote /migration carry its zxid.
+func (w *Writer) batchVerdict(s State, mine intent, fence int32, cur, epoch znodeState) (verdict, error) {
 	if cur.exists && cur.version == mine.expected && epoch.exists && epoch.version == fence {
 		return verdictNotLanded, fmt.Errorf("migrationzk: transaction on %s refused with /migration and %s unchanged", w.migrationPath, w.epochPath)
 	}
 	v, err := w.transactionVerdict(s, mine, fence, cur, epoch)
-	if v == verdictLanded && !resent {
-		return verdictEarlier, nil
+	if v == verdictLanded {
+		return verdictByOps, nil
 	}
 	return v, err
 }
@@ -182,23 +184,62 @@ func refusedAtOp(res []zk.MultiResponse, nops int) (int, error) {
 	return -1, nil
 }
 
-// opHeld judges one op of an earlier transaction that a /migration write
-// at zxid proved: a create holds when its znode was created by that very
-// transaction and not modified since (version 0), a SetData when that
-// transaction modified it last (at version+1 when conditional), both with
-// the op's bytes; a delete when the znode is gone. A znode deleted and
-// created again with the same bytes is someone else's.
-func opHeld(op Op, cur znodeState, zxid int64) bool {
-	switch op.kind {
-	case kindCreate:
-		return cur.exists && cur.czxid == zxid && cur.version == 0 && string(cur.data) == string(op.data)
-	case kindSetData:
-		return cur.exists && cur.mzxid == zxid && string(cur.data) == string(op.data) &&
-			(op.version < 0 || cur.version == op.version+1)
-	case kindDelete:
-		return !cur.exists
+// evidence is what the znode of one op of a request shows of T, the
+// transaction that wrote /migration at a given zxid.
+type evidence uint8
+
+const (
+	// evidenceHidden: the znode changed after T in a way that hides
+	// whether T held the op (deleted, created again, set again).
+	evidenceHidden evidence = iota
+	// evidenceHeld: the znode carries T's zxid: T created it or set it
+	// last (all ops of a multi share one zxid).
+	evidenceHeld
+	// evidenceNotHeld: the znode shows that T did not hold the op: a create
+	// whose znode is absent or older than T, a SetData whose znode nothing
+	// set since before T, a delete whose znode stands from before T.
+	evidenceNotHeld
+)
+
+// opEvidence reads what cur, the znode of op, shows of the transaction at
+// zxid.
+func opEvidence(op Op, cur znodeState, zxid int64) evidence {
+	switch {
+	case op.kind == kindCreate && (!cur.exists || cur.czxid < zxid):
+		return evidenceNotHeld
+	case op.kind == kindCreate && cur.czxid == zxid:
+		return evidenceHeld
+	case op.kind == kindSetData && cur.exists && cur.mzxid < zxid:
+		return evidenceNotHeld
+	case op.kind == kindSetData && cur.exists && cur.mzxid == zxid:
+		return evidenceHeld
+	case op.kind == kindDelete && cur.exists && cur.czxid < zxid:
+		return evidenceNotHeld
 	}
-	return false
+	return evidenceHidden
+}
+
+// heldOps decides from the evidence of each op of a request which of them
+// T held. T is ours (a copy of this request, or an earlier call's
+// transaction of this batch) when an op carries its zxid, or when none
+// shows that T did not hold it; T then held every op whose evidence does
+// not deny it, and the others are sent again. When no op carries T's zxid
+// and some deny it, T is not ours: another writer wrote our bytes to
+// /migration alone.
+func heldOps(ev []evidence) (held []bool, ours bool) {
+	carried, denied := false, false
+	for _, e := range ev {
+		carried = carried || e == evidenceHeld
+		denied = denied || e == evidenceNotHeld
+	}
+	if denied && !carried {
+		return nil, false
+	}
+	held = make([]bool, len(ev))
+	for i, e := range ev {
+		held[i] = e != evidenceNotHeld
+	}
+	return held, true
 }
 
 // claim is a leadership claim as it was sent: /controller_epoch raised to

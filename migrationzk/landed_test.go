@@ -106,29 +106,49 @@ func TestClaimLanded(t *testing.T) {
 	}
 }
 
-func TestOpHeld(t *testing.T) {
-	const zxid = 40
-	byTxn := znodeState{exists: true, data: []byte("x"), version: 3, czxid: zxid, mzxid: zxid}
-	created := byTxn
-	created.version = 0
-	if !opHeld(Create("/a", []byte("x")), created, zxid) || opHeld(Create("/a", []byte("y")), created, zxid) {
-		t.Fatal("create")
+// What an op's znode shows of the transaction T that wrote /migration:
+// carried T's zxid, denied by a znode untouched since before T, or hidden
+// by a later change.
+func TestOpEvidence(t *testing.T) {
+	const T = 40
+	for _, tc := range []struct {
+		name string
+		op   Op
+		cur  znodeState
+		want evidence
+	}{
+		{"create by T", Create("/a", []byte("x")), znodeState{exists: true, czxid: T, mzxid: T}, evidenceHeld},
+		{"create by T, set since", Create("/a", []byte("x")), znodeState{exists: true, version: 1, czxid: T, mzxid: T + 3}, evidenceHeld},
+		{"create: absent", Create("/a", []byte("x")), absent, evidenceNotHeld},
+		{"create: older than T", Create("/a", []byte("x")), znodeState{exists: true, czxid: T - 5, mzxid: T - 5}, evidenceNotHeld},
+		{"create: deleted and created again after T", Create("/a", []byte("x")), znodeState{exists: true, czxid: T + 5, mzxid: T + 5}, evidenceHidden},
+		{"set by T", SetData("/a", []byte("x"), 2), znodeState{exists: true, version: 3, czxid: 1, mzxid: T}, evidenceHeld},
+		{"set: untouched since before T", SetData("/a", []byte("x"), 2), znodeState{exists: true, version: 2, czxid: 1, mzxid: T - 1}, evidenceNotHeld},
+		{"set: the same bytes written after T", SetData("/a", []byte("x"), 2), znodeState{exists: true, version: 4, czxid: 1, mzxid: T + 1}, evidenceHidden},
+		{"set: gone", SetData("/a", []byte("x"), 2), absent, evidenceHidden},
+		{"delete: gone", Delete("/a", -1), absent, evidenceHidden},
+		{"delete: stands from before T", Delete("/a", -1), znodeState{exists: true, czxid: T - 1, mzxid: T - 1}, evidenceNotHeld},
+		{"delete: created again after T", Delete("/a", -1), znodeState{exists: true, czxid: T + 1, mzxid: T + 1}, evidenceHidden},
+	} {
+		if got := opEvidence(tc.op, tc.cur, T); got != tc.want {
+			t.Errorf("%s: evidence %d, want %d", tc.name, got, tc.want)
+		}
 	}
-	recreated := created
-	recreated.czxid, recreated.mzxid = zxid+5, zxid+5
-	if opHeld(Create("/a", []byte("x")), recreated, zxid) {
-		t.Fatal("create: a znode deleted and created again with the same bytes counted as ours")
+}
+
+// A transaction is ours when an op carries its zxid, or when no op denies
+// it; when ops deny it and none carries it, another writer wrote our bytes
+// to /migration alone.
+func TestHeldOps(t *testing.T) {
+	held, ours := heldOps([]evidence{evidenceHeld, evidenceNotHeld, evidenceHidden})
+	if !ours || !held[0] || held[1] || !held[2] {
+		t.Fatalf("carried: %v %v", held, ours)
 	}
-	if !opHeld(SetData("/a", []byte("x"), 2), byTxn, zxid) || opHeld(SetData("/a", []byte("x"), 1), byTxn, zxid) || !opHeld(SetData("/a", []byte("x"), -1), byTxn, zxid) {
-		t.Fatal("setData")
+	if held, ours := heldOps([]evidence{evidenceHidden, evidenceHidden}); !ours || !held[0] || !held[1] {
+		t.Fatalf("all hidden: %v %v", held, ours)
 	}
-	rewritten := byTxn
-	rewritten.mzxid = zxid + 1
-	if opHeld(SetData("/a", []byte("x"), -1), rewritten, zxid) {
-		t.Fatal("setData: the same bytes written by a later transaction counted as ours")
-	}
-	if opHeld(Delete("/a", -1), byTxn, zxid) || !opHeld(Delete("/a", -1), absent, zxid) {
-		t.Fatal("delete")
+	if _, ours := heldOps([]evidence{evidenceNotHeld, evidenceHidden}); ours {
+		t.Fatal("denied and not carried, yet ours")
 	}
 }
 
@@ -267,37 +287,31 @@ func FuzzClaimLanded(f *testing.F) {
 	})
 }
 
-// FuzzOpHeld checks the per-op decision used after an earlier call's
-// transaction landed: an op is held only if its znode was created (create,
-// unmodified since) or last modified (SetData) by that very transaction
-// with the op's exact bytes (at exactly version+1 for a conditional SetData), or is gone after
-// a Delete.
-func FuzzOpHeld(f *testing.F) {
-	f.Add(byte(kindCreate), int32(-1), []byte("x"), true, []byte("x"), int32(0), int64(7), int64(7), int64(7))
-	f.Add(byte(kindSetData), int32(2), []byte("x"), true, []byte("x"), int32(3), int64(3), int64(7), int64(7))
-	f.Add(byte(kindSetData), int32(2147483647), []byte("x"), true, []byte("x"), int32(-2147483648), int64(1), int64(7), int64(7))
-	f.Add(byte(kindDelete), int32(0), []byte(nil), false, []byte(nil), int32(-1), int64(0), int64(0), int64(7))
-	f.Fuzz(func(t *testing.T, kind byte, version int32, data []byte, exists bool, curData []byte, curVersion int32, czxid, mzxid, zxid int64) {
-		op := Op{kind: opKind(kind%4 + 1), path: "/a", data: data, version: version}
-		cur := znodeState{exists: exists, data: curData, version: curVersion, czxid: czxid, mzxid: mzxid}
-		if !opHeld(op, cur, zxid) {
-			return
-		}
-		switch op.kind {
-		case kindCreate:
-			if !exists || !bytes.Equal(data, curData) || czxid != zxid || curVersion != 0 {
-				t.Fatalf("create held on %q at %d (exists %v, czxid %d), wrote %q in %d", curData, curVersion, exists, czxid, data, zxid)
-			}
-		case kindSetData:
-			if !exists || !bytes.Equal(data, curData) || mzxid != zxid || (version >= 0 && curVersion != version+1) {
-				t.Fatalf("setData at %d held on %q at %d (exists %v, mzxid %d), wrote %q in %d", version, curData, curVersion, exists, mzxid, data, zxid)
-			}
-		case kindDelete:
-			if exists {
-				t.Fatal("delete held on a znode that exists")
-			}
-		default:
-			t.Fatalf("unknown kind %d held", op.kind)
+// FuzzOpEvidence checks the per-op evidence against arbitrary znodes: a
+// create is carried only by a znode T created, a SetData only by one T set
+// last, and denial needs a znode untouched since before T (or a create's
+// znode absent).
+func FuzzOpEvidence(f *testing.F) {
+	f.Add(byte(kindCreate), int32(-1), true, int32(0), int64(7), int64(7), int64(7))
+	f.Add(byte(kindSetData), int32(2), true, int32(3), int64(3), int64(7), int64(7))
+	f.Add(byte(kindSetData), int32(2), true, int32(2), int64(3), int64(5), int64(7))
+	f.Add(byte(kindDelete), int32(0), true, int32(0), int64(1), int64(1), int64(7))
+	f.Fuzz(func(t *testing.T, kind byte, version int32, exists bool, curVersion int32, czxid, mzxid, zxid int64) {
+		op := Op{kind: opKind(kind%4 + 1), path: "/a", version: version}
+		cur := znodeState{exists: exists, version: curVersion, czxid: czxid, mzxid: mzxid}
+		switch e := opEvidence(op, cur, zxid); {
+		case e == evidenceHeld && op.kind == kindCreate && (!exists || czxid != zxid):
+			t.Fatalf("create carried by czxid %d (exists %v), T %d", czxid, exists, zxid)
+		case e == evidenceHeld && op.kind == kindSetData && (!exists || mzxid != zxid):
+			t.Fatalf("setData carried by mzxid %d (exists %v), T %d", mzxid, exists, zxid)
+		case e == evidenceHeld && op.kind != kindCreate && op.kind != kindSetData:
+			t.Fatalf("kind %d carried", op.kind)
+		case e == evidenceNotHeld && op.kind == kindCreate && exists && czxid >= zxid:
+			t.Fatalf("create denied by czxid %d, T %d", czxid, zxid)
+		case e == evidenceNotHeld && op.kind == kindSetData && (!exists || mzxid >= zxid):
+			t.Fatalf("setData denied by mzxid %d (exists %v), T %d", mzxid, exists, zxid)
+		case e == evidenceNotHeld && op.kind == kindDelete && (!exists || czxid >= zxid):
+			t.Fatalf("delete denied by czxid %d (exists %v), T %d", czxid, exists, zxid)
 		}
 	})
 }

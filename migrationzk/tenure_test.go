@@ -143,9 +143,9 @@ func TestClaimInDoubtAcrossCalls(t *testing.T) {
 
 // Fault: a batch's reply lost and the server stopped, so the call ends
 // with the outcome unknown; meanwhile someone deletes one of its znodes and
-// creates it again with the same bytes. Calling again finds the earlier
-// transaction by /migration; the op whose znode is no longer the one that
-// transaction created is not taken for ours.
+// creates it again with the same bytes. Calling again, with one more op,
+// finds the earlier transaction by /migration and by the op it created: all
+// of its ops landed, the recreated one included, and the new op is sent.
 func TestApplyEarlierTransactionOpRecreated(t *testing.T) {
 	c := newCluster(t)
 	if c.srv.Pid() == 0 {
@@ -155,6 +155,7 @@ func TestApplyEarlierTransactionOpRecreated(t *testing.T) {
 	s := c.start(w)
 	a := migrationzk.Create(znode.TopicsPath+"/a", []byte("x"))
 	b := migrationzk.Create(znode.TopicsPath+"/b", []byte("y"))
+	more := migrationzk.Create(znode.TopicsPath+"/c", []byte("z"))
 	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p(a.Path()), Then: c.stopServer})
 	s.KRaftMetadataOffset = 7200
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -169,13 +170,57 @@ func TestApplyEarlierTransactionOpRecreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.create(a.Path(), a.Data())
-	next, res, err := w.Apply(testContext(t), s, a, b)
+	next, res, err := w.Apply(testContext(t), s, a, b, more)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var oe *migrationzk.OpError
-	if !errors.As(res[0].Err, &oe) || res[1].Err != nil || !res[1].Recovered || !next.Recovered {
-		t.Fatalf("results %+v, recovered %v: want the recreated znode refused and the other recovered", res, next.Recovered)
+	if res[0].Err != nil || !res[0].Recovered || res[1].Err != nil || !res[1].Recovered || res[2].Err != nil || res[2].Recovered || !next.Recovered {
+		t.Fatalf("results %+v, recovered %v: want the earlier transaction's ops recovered and the new op sent", res, next.Recovered)
 	}
+	c.checkApplied([]migrationzk.Op{a, b, more})
 	c.checkMatches(next)
+}
+
+// Fault: a batch's request dropped before it reached the server, and the
+// server stopped, so the call ends with the outcome unknown; meanwhile
+// another writer writes our exact checkpoint bytes to /migration, alone.
+// Calling again finds /migration at the next version with our content
+// under our fence, but the batch's znodes show that no transaction of ours
+// wrote it: a conflict, not a recovery.
+func TestApplyOurBytesWrittenByAnother(t *testing.T) {
+	c := newCluster(t)
+	if c.srv.Pid() == 0 {
+		t.Skip("needs a server of its own")
+	}
+	w := c.writer()
+	s := c.start(w)
+	ops := topicOps("aba", 1)
+	c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: c.p("/migration"), Then: c.stopServer})
+	s.KRaftMetadataOffset = 7300
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	_, _, err := w.Apply(ctx, s, ops...)
+	cancel()
+	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the call stopped", err)
+	}
+	c.restartServer()
+	waitSession(t, c.admin)
+	ours := znode.Migration{KRaftMetadataOffset: s.KRaftMetadataOffset, KRaftControllerID: s.KRaftControllerID,
+		KRaftMetadataEpoch: s.KRaftMetadataEpoch, KRaftControllerEpoch: s.KRaftControllerEpoch}.Encode()
+	if _, err := c.admin.Set(c.p("/migration"), ours, s.MigrationZkVersion); err != nil {
+		t.Fatal(err)
+	}
+	_, res, err := w.Apply(testContext(t), s, ops...)
+	var ce *migrationzk.ConflictError
+	if !errors.As(err, &ce) || ce.CurrentVersion != s.MigrationZkVersion+1 {
+		t.Fatalf("err = %v, want a conflict at version %d", err, s.MigrationZkVersion+1)
+	}
+	if w.Stats().LostAcks != 0 || c.exists(ops[0].Path()) {
+		t.Fatalf("lost acks %d, topic created %v: our bytes taken for our write", w.Stats().LostAcks, c.exists(ops[0].Path()))
+	}
+	for i, r := range res {
+		if r.Err == nil {
+			t.Fatalf("op %d reported applied", i)
+		}
+	}
 }

@@ -66,7 +66,7 @@ func (d *driver) adminGet(paths ...string) (int64, [][]byte, []*zk.Stat, error) 
 		}
 		return call, datas, stats, nil
 	}
-	d.anomaly("harness: admin read of %v failed: %v", paths, lastErr)
+	d.anomaly(CheckHarness, "harness: admin read of %v failed: %v", paths, lastErr)
 	return 0, nil, nil, lastErr
 }
 
@@ -123,18 +123,20 @@ func (d *driver) checkMigration(g *generation, s migrationzk.State, call, ret in
 	want := string(stateData(s))
 	switch {
 	case !v.Exists || v.Data != want:
-		d.anomaly("lost write: controller %d was told /migration holds %s at version %d; ZooKeeper holds %v", g.id, want, s.MigrationZkVersion, v)
+		d.anomaly(CheckLostWrite, "lost write: controller %d was told /migration holds %s at version %d; ZooKeeper holds %v", g.id, want, s.MigrationZkVersion, v)
 	case v.Version != s.MigrationZkVersion:
-		d.anomaly("version mismatch: controller %d was told /migration is at version %d; ZooKeeper holds %v", g.id, s.MigrationZkVersion, v)
+		d.anomaly(CheckVersion, "version mismatch: controller %d was told /migration is at version %d; ZooKeeper holds %v", g.id, s.MigrationZkVersion, v)
 	}
 }
 
-// payloadCheck is what a call said a payload znode holds.
+// payloadCheck is what a call said a payload znode holds: data at
+// version, or nothing once deleted.
 type payloadCheck struct {
 	path    string
 	data    []byte
 	version int32
 	desc    string
+	deleted bool
 }
 
 // checkPayloads reads payload znodes right after a call that returned at
@@ -158,10 +160,13 @@ func (d *driver) checkPayloads(checks []payloadCheck, call, ret int64) {
 			continue
 		}
 		switch {
+		case c.deleted && v.Exists:
+			d.anomaly(CheckLostWrite, "lost delete: %s: ZooKeeper holds %v", c.desc, v)
+		case c.deleted:
 		case !v.Exists || v.Data != string(c.data):
-			d.anomaly("lost write: %s: ZooKeeper holds %v", c.desc, v)
+			d.anomaly(CheckLostWrite, "lost write: %s: ZooKeeper holds %v", c.desc, v)
 		case v.Version != c.version:
-			d.anomaly("version mismatch: %s reported version %d; ZooKeeper holds %v", c.desc, c.version, v)
+			d.anomaly(CheckVersion, "version mismatch: %s reported version %d; ZooKeeper holds %v", c.desc, c.version, v)
 		}
 	}
 }

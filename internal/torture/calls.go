@@ -25,7 +25,7 @@ func (d *driver) classify(g *generation, ctx context.Context, err error) outcome
 	switch {
 	case err == nil:
 	case errors.Is(err, migrationzk.ErrOutcomeUnknown):
-		d.unknown++
+		d.unknown.Add(1)
 		o.retry, o.err = true, err
 		o.deadline = ctx.Err() != nil
 		d.mend(g, err)
@@ -42,11 +42,12 @@ func (d *driver) classify(g *generation, ctx context.Context, err error) outcome
 	return o
 }
 
-// update makes one Update call and records it.
-func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State) outcome {
-	d.calls++
+// update makes one Update call and records it, as if called at from (its
+// first attempt's start; 0 for now).
+func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State, from int64) outcome {
+	d.calls.Add(1)
 	data := string(stateData(s))
-	call := d.h.now()
+	call := d.callTime(from)
 	out, err := g.w.Update(ctx, s)
 	ret := d.h.now()
 	o := d.classify(g, ctx, err)
@@ -56,7 +57,7 @@ func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State)
 	switch {
 	case err == nil:
 		if out.MigrationZkVersion != s.MigrationZkVersion+1 {
-			d.anomaly("%s: version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
+			d.anomaly(CheckVersion, "%s: version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
 		}
 		d.written(g, out, conds, data, desc, call, ret)
 	case o.retry && errors.Is(err, migrationzk.ErrOutcomeUnknown), o.conflict, o.fenced:
@@ -87,6 +88,14 @@ func (d *driver) maybeWritten(g *generation, o outcome, conds []cond, data, desc
 	d.recordConflict(g, o.err, call, ret, desc)
 }
 
+// callTime is the time a call is recorded as made: from, or now for 0.
+func (d *driver) callTime(from int64) int64 {
+	if from > 0 {
+		return from
+	}
+	return d.h.now()
+}
+
 // recordConflict records what a *ConflictError says.
 func (d *driver) recordConflict(g *generation, err error, call, ret int64, desc string) {
 	var ce *migrationzk.ConflictError
@@ -102,18 +111,19 @@ func (d *driver) recordConflict(g *generation, err error, call, ret int64, desc 
 		Obs: []obs{{Slot: slotMigration, Val: seen}}, Desc: desc + " conflict report"}})
 }
 
-// apply makes one Apply call and records it: the checkpoint that ends the
-// batch's transaction, then each op as its result says.
-func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, ops []migrationzk.Op) outcome {
-	d.calls++
-	call := d.h.now()
+// apply makes one Apply call and records it, as if called at from (its
+// first attempt's start; 0 for now): the checkpoint that ends the batch's
+// transaction, then each op as its result says.
+func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, ops []migrationzk.Op, from int64) outcome {
+	d.calls.Add(1)
+	call := d.callTime(from)
 	out, res, err := g.w.Apply(ctx, s, ops...)
 	ret := d.h.now()
 	o := d.classify(g, ctx, err)
 	desc := fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops))
 	d.recordApplyCheckpoint(g, s, out, o, desc, call, ret)
 	if res == nil && err == nil {
-		d.anomaly("%s: no results", desc)
+		d.anomaly(CheckResults, "%s: no results", desc)
 	}
 	var reread []string
 	var checks []payloadCheck
@@ -122,13 +132,18 @@ func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, 
 		var oe *migrationzk.OpError
 		switch {
 		case r.Err == nil:
+			if r.Recovered || (err == nil && out.Recovered) {
+				// A copy of the op's transaction landed before a reread
+				// proved it; the op may have been sent again after it.
+				d.opMaybeWritten(g, ops[i], nil, false, opDesc+" first copy", call, ret)
+			}
 			checks = append(checks, d.opWritten(g, ops[i], r.Version, opDesc, call, ret))
 		case errors.As(r.Err, &oe):
 			d.opRefused(g, ops[i], oe, opDesc, call, ret)
 			reread = append(reread, ops[i].Path())
 		case errors.Is(r.Err, migrationzk.ErrNotApplied):
 			if err == nil {
-				d.anomaly("%s: op %d not applied in a batch that succeeded", desc, i)
+				d.anomaly(CheckResults, "%s: op %d not applied in a batch that succeeded", desc, i)
 			}
 		default:
 			retry := errors.Is(r.Err, migrationzk.ErrOutcomeUnknown) && o.retry
@@ -149,16 +164,19 @@ func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, 
 	epochCond := cond{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion}
 	switch {
 	case o.err == nil:
-		// The call's own transaction moved /migration by one; when an
-		// earlier call's copy of it had landed and left ops to send, by
-		// two, from that copy's content.
+		// The call's own transaction moved /migration by one; when a copy
+		// of it (this call's or an earlier one's) had landed and left ops
+		// to send, by two, from that copy's content.
 		from := cond{Slot: slotMigration, Kind: condVersion, Version: out.MigrationZkVersion - 1}
 		switch out.MigrationZkVersion - s.MigrationZkVersion {
 		case 1:
 		case 2:
 			from = cond{Slot: slotMigration, Kind: condVersionData, Version: out.MigrationZkVersion - 1, Data: data}
+			d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepMaybe,
+				Conds:   []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion}, epochCond},
+				Effects: []effect{{Slot: slotMigration, Data: data, Version: -1}}, Desc: desc + " first copy"}})
 		default:
-			d.anomaly("%s: /migration version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
+			d.anomaly(CheckVersion, "%s: /migration version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
 		}
 		d.written(g, out, []cond{from, epochCond}, data, desc, call, ret)
 	case o.retry && errors.Is(o.err, migrationzk.ErrOutcomeUnknown), o.conflict, o.fenced:
@@ -178,8 +196,10 @@ func (d *driver) opWritten(g *generation, o migrationzk.Op, version int32, opDes
 		learned = pl.learned
 	}
 	d.h.addSuccess(success{Path: path, Version: version, Learned: learned, At: span{call, ret}, Client: g.client(), What: opDesc})
-	d.learn(o.Path(), true, version, ret)
-	return payloadCheck{path, o.Data(), version, opDesc}
+	// Learned as of the call's start: another party may have written the
+	// znode since the op, while the call was in flight.
+	d.learn(o.Path(), !isDelete(o), version, call)
+	return payloadCheck{path: path, data: o.Data(), version: version, desc: opDesc, deleted: isDelete(o)}
 }
 
 // opRefused records an op of a batch that ZooKeeper refused (*OpError): a
@@ -188,11 +208,9 @@ func (d *driver) opRefused(g *generation, o migrationzk.Op, oe *migrationzk.OpEr
 	d.conflicts++
 	path := d.p(o.Path())
 	d.h.add(path, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepRefused, Conds: []cond{payloadCond(o)}, Desc: opDesc + " refused"}})
-	since := int64(0)
-	if pl := d.payloads[o.Path()]; pl != nil {
-		since = pl.learned
-	}
-	d.h.addConflict(conflictReport{Path: path, Since: since, At: span{call, ret}, What: opDesc + ": " + oe.Err.Error()})
+	// The op's version was learned when the work was chosen; retries of
+	// the call send it as it was.
+	d.h.addConflict(conflictReport{Path: path, Since: d.basis[o.Path()], At: span{call, ret}, What: opDesc + ": " + oe.Err.Error()})
 }
 
 // opMaybeWritten records an op of a batch that may or may not have landed,
@@ -212,14 +230,14 @@ func (d *driver) getOrCreate(g *generation) bool {
 	in := g.initial()
 	in.ZkControllerEpoch, in.ZkControllerEpochZkVersion = g.s.ZkControllerEpoch, g.s.ZkControllerEpochZkVersion
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
-		d.calls++
+		d.calls.Add(1)
 		ctx, cancel := context.WithTimeout(d.ctx, callTimeout)
 		call := d.h.now()
 		s, err := g.w.GetOrCreate(ctx, in)
 		ret := d.h.now()
 		cancel()
 		if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
-			d.unknown++
+			d.unknown.Add(1)
 			d.mend(g, err)
 			data := string(stateData(in))
 			d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: never, Step: step{Kind: stepMaybe,
@@ -228,7 +246,7 @@ func (d *driver) getOrCreate(g *generation) bool {
 			continue
 		}
 		if err != nil {
-			d.anomaly("controller %d: GetOrCreate: %v", g.id, err)
+			d.anomaly(CheckUnexpected, "controller %d: GetOrCreate: %v", g.id, err)
 			return false
 		}
 		data := string(stateData(s))
@@ -241,12 +259,15 @@ func (d *driver) getOrCreate(g *generation) bool {
 		g.s, g.learned, g.since = s, ret, call
 		return true
 	}
-	d.anomaly("stuck: controller %d: GetOrCreate outcome unknown %d times", g.id, maxAttempts)
+	d.anomaly(CheckStuck, "stuck: controller %d: GetOrCreate outcome unknown %d times", g.id, maxAttempts)
 	return false
 }
 
 // isCreate reports whether o creates its znode.
 func isCreate(o migrationzk.Op) bool { return strings.HasPrefix(o.String(), "create ") }
+
+// isDelete reports whether o deletes its znode.
+func isDelete(o migrationzk.Op) bool { return strings.HasPrefix(o.String(), "delete ") }
 
 // payloadCond is the condition an op puts on its own znode.
 func payloadCond(o migrationzk.Op) cond {
@@ -262,6 +283,9 @@ func payloadCond(o migrationzk.Op) cond {
 // payloadEffect is what an op does to its own znode; version is the one
 // the caller was told it produced, or -1.
 func payloadEffect(o migrationzk.Op, version int32) effect {
+	if isDelete(o) {
+		return effect{Slot: 0, Delete: true, Version: -1}
+	}
 	return effect{Slot: 0, Create: isCreate(o), Data: string(o.Data()), Version: version}
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -17,6 +18,8 @@ var faultWeights = [...]struct {
 	{FaultDropReply, 6}, {FaultDropRequest, 4}, {FaultCutRequest, 4},
 	{FaultKillMember, 2}, {FaultKillClientMember, 2}, {FaultExpireSession, 3},
 	{FaultRival, 2}, {FaultForeignWrite, 3},
+	{FaultABAWrite, 3}, {FaultTenureEnds, 2}, {FaultRecreate, 3},
+	{FaultClaimRace, 1}, {FaultBrokerWins, 1}, {FaultClaimTenureEnds, 1},
 }
 
 // pickFault draws the kind of the next fault by faultWeights.
@@ -50,15 +53,15 @@ var (
 	}
 )
 
-// inject sets up one fault around the coming call of g, which makes wk: at
-// once, at a random moment during the call, or at the exact moment a
-// request of the call reaches the server or its reply comes back. It picks
-// the kind and leaves the rest to the kind's own method. It returns the
-// faults armed on g's dialer.
-func (d *driver) inject(g *generation, wk work) []*zktest.Armed {
+// inject sets up one fault around the coming call of g, which makes wk
+// (adding ops the fault needs) and writes s: at once, at a random moment during the call, or at the
+// exact moment a request of the call reaches the server or its reply comes
+// back. It picks the kind and leaves the rest to the kind's own method. It
+// returns the faults armed on g's dialer.
+func (d *driver) inject(g *generation, wk *work, s migrationzk.State) []*zktest.Armed {
 	switch kind := d.pickFault(); kind {
 	case FaultDropReply, FaultDropRequest, FaultCutRequest:
-		return d.injectNetFault(g, wk, netFaultActions[kind])
+		return d.injectNetFault(g, *wk, netFaultActions[kind])
 	case FaultKillMember:
 		return d.injectKillMember()
 	case FaultKillClientMember:
@@ -66,9 +69,17 @@ func (d *driver) inject(g *generation, wk work) []*zktest.Armed {
 	case FaultExpireSession:
 		return d.injectExpireSession(g)
 	case FaultRival:
-		return d.injectRival(g)
+		return d.injectRival(g, "")
+	case FaultClaimRace, FaultBrokerWins, FaultClaimTenureEnds:
+		return d.injectRival(g, kind)
 	case FaultForeignWrite:
-		return d.injectForeignWrite(g, wk)
+		return d.injectForeignWrite(g, *wk)
+	case FaultTenureEnds:
+		return d.injectTenureEnds(g)
+	case FaultABAWrite:
+		return d.injectABA(g, *wk, s)
+	case FaultRecreate:
+		return d.injectRecreate(g, wk)
 	}
 	return nil
 }
@@ -186,29 +197,27 @@ func (d *driver) expireSession(g *generation) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := zktest.ExpireSession(ctx, addr, id, pw); err != nil {
-		d.anomaly("harness: expire session %x: %v", id, err)
+		d.anomaly(CheckHarness, "harness: expire session %x: %v", id, err)
 		return
 	}
 	d.count(FaultExpireSession)
 }
 
-// injectRival connects a rival controller, unless one is already waiting to take over, that
-// claims leadership a few milliseconds into the call, or when the call's
-// transaction reaches the server or its reply comes back (then dropped), or
-// once the call is over if it never sent it.
-func (d *driver) injectRival(g *generation) []*zktest.Armed {
+// injectRival connects a rival controller, unless one is already waiting
+// to take over, that claims leadership a few milliseconds into the call,
+// or when the call's transaction reaches the server or its reply comes
+// back (then dropped), or once the call is over if it never sent it. With
+// claimKind set, a fault of that kind disturbs the rival's claim.
+func (d *driver) injectRival(g *generation, claimKind string) []*zktest.Armed {
 	if d.rival != nil {
 		return nil
 	}
 	rival := d.newGeneration()
 	d.rival = rival
-	var once sync.Once
-	claim := func() {
-		once.Do(func() {
-			d.count(FaultRival)
-			d.claim(rival)
-		})
+	if claimKind != "" {
+		d.armClaimFault(rival, d.pickClaimFault(claimKind, rival))
 	}
+	claim := d.claimOnce(rival, FaultRival)
 	if d.rng.Float64() < 0.5 {
 		delay := time.Duration(d.rng.Intn(20)) * time.Millisecond
 		go func() {
@@ -222,6 +231,40 @@ func (d *driver) injectRival(g *generation) []*zktest.Armed {
 	f.Then = claim
 	// If the call never sent the request (it failed first), claim
 	// once the call is over.
+	d.afterCall = append(d.afterCall, func() { go claim() })
+	return []*zktest.Armed{d.arm(g, f)}
+}
+
+// claimOnce returns a function that counts a fault of kind and runs
+// rival's claim, the first time it is called.
+func (d *driver) claimOnce(rival *generation, kind string) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			d.count(kind)
+			d.claim(rival)
+		})
+	}
+}
+
+// injectTenureEnds connects a rival controller, unless one is already
+// waiting, that claims leadership right after the call's transaction
+// committed and before its reply (then dropped) comes back: the call's
+// tenure ends while its acknowledgement is lost, and the call must not
+// report success.
+func (d *driver) injectTenureEnds(g *generation) []*zktest.Armed {
+	if d.rival != nil {
+		return nil
+	}
+	rival := d.newGeneration()
+	d.rival = rival
+	claim := d.claimOnce(rival, FaultTenureEnds)
+	f := d.callWrite()
+	f.Action = zktest.DropReply
+	f.Then = func() {
+		d.tenureEnded.Store(true)
+		claim()
+	}
 	d.afterCall = append(d.afterCall, func() { go claim() })
 	return []*zktest.Armed{d.arm(g, f)}
 }
@@ -258,14 +301,14 @@ func (d *driver) reserveDown(m *zktest.Member) bool {
 // background.
 func (d *driver) killAndRestart(m *zktest.Member, kind string, down time.Duration) {
 	if err := m.Kill(); err != nil {
-		d.anomaly("harness: kill member %d: %v", m.ID, err)
+		d.anomaly(CheckHarness, "harness: kill member %d: %v", m.ID, err)
 	}
 	d.count(kind)
 	go func() {
 		defer d.restarts.Done()
 		time.Sleep(down)
 		if err := m.Restart(); err != nil {
-			d.anomaly("harness: restart member %d: %v", m.ID, err)
+			d.anomaly(CheckHarness, "harness: restart member %d: %v", m.ID, err)
 		}
 		d.mu.Lock()
 		d.down, d.lastUp = nil, time.Now()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -31,6 +33,29 @@ type generation struct {
 	claimed  chan struct{} // closed once its claim returned
 	claimErr error
 	claimEnd int64
+	// mustBeRefused is set when a fault made the claim one that must fail
+	// with ErrFenced; cancel ends the claim call in flight.
+	mustBeRefused atomic.Bool
+	mu            sync.Mutex
+	cancel        context.CancelFunc
+}
+
+// cancelClaim ends g's claim call in flight, if any.
+func (g *generation) cancelClaim() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cancel != nil {
+		g.cancel()
+	}
+}
+
+// claimContext returns the context of one claim call of g.
+func (d *driver) claimContext(g *generation) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(d.ctx, callTimeout)
+	g.mu.Lock()
+	g.cancel = cancel
+	g.mu.Unlock()
+	return ctx, cancel
 }
 
 // client is g's client number in the history; the admin session is 0.
@@ -72,30 +97,82 @@ func (d *driver) mend(g *generation, err error) {
 	g.w = migrationzk.New(g.conn, migrationzk.WithRoot(root), migrationzk.WithLogger(slog.New(g.log)))
 }
 
-// claim runs g's leadership claim and records it.
+// claim runs g's leadership claim, again with the same arguments while its
+// outcome is unknown, records it and judges it.
 func (d *driver) claim(g *generation) {
 	defer close(g.claimed)
-	ctx, cancel := context.WithTimeout(d.ctx, callTimeout)
-	defer cancel()
-	call := d.h.now()
-	s, err := g.w.ClaimLeadership(ctx, g.initial())
-	ret := d.h.now()
-	g.claimEnd, g.claimErr = ret, err
-	if err != nil {
-		d.anomaly("controller %d epoch %d: ClaimLeadership: %v", g.id, g.epoch, err)
+	base, value, ok := d.readEpoch()
+	if !ok {
+		g.claimErr = errors.New("torture: /controller_epoch unreadable before the claim")
 		return
 	}
-	g.s = s
-	epochData := string(znode.EncodeControllerEpoch(s.ZkControllerEpoch))
-	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{
-		Kind:    stepWrite,
+	call := d.h.now()
+	var s migrationzk.State
+	var err error
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		ctx, cancel := d.claimContext(g)
+		s, err = g.w.ClaimLeadership(ctx, g.initial())
+		cancel()
+		if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+			break
+		}
+		d.unknown.Add(1)
+	}
+	ret := d.h.now()
+	g.claimEnd, g.claimErr = ret, err
+	d.recordClaim(g, base, value, s, err, call, ret)
+	d.judgeClaim(g, s, err)
+}
+
+// readEpoch reads /controller_epoch through the admin session: its version
+// and value.
+func (d *driver) readEpoch() (int32, int32, bool) {
+	cur, ok := d.adminRead(d.p("/controller_epoch"), slotEpoch, migrationGroup)
+	if !ok || !cur.Exists {
+		return 0, 0, false
+	}
+	value, err := znode.DecodeControllerEpoch([]byte(cur.Data))
+	return cur.Version, value, err == nil
+}
+
+// recordClaim records g's claim, which found /controller_epoch holding
+// value at version base: its first copy may have raised it from there, and
+// the claim, when it succeeded, raised it to what s says.
+func (d *driver) recordClaim(g *generation, base, value int32, s migrationzk.State, err error, call, ret int64) {
+	end := ret
+	if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		end = never
+	}
+	desc := fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch)
+	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: end, Step: step{Kind: stepMaybe,
+		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: base}},
+		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(value + 1)), Version: -1}},
+		Desc:    desc + " from its first read (" + short(err) + ")"}})
+	if err != nil {
+		return
+	}
+	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite,
 		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion - 1}},
-		Effects: []effect{{Slot: slotEpoch, Data: epochData, Version: s.ZkControllerEpochZkVersion}},
-		Desc:    fmt.Sprintf("claim by %d", g.id),
-	}})
+		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch)), Version: s.ZkControllerEpochZkVersion}},
+		Desc:    desc}})
 	d.h.addSuccess(success{Path: d.p("/controller_epoch"), Version: s.ZkControllerEpochZkVersion, Learned: -1,
-		At: span{call, ret}, Client: g.client(), What: "claim"})
-	d.checkController(g)
+		At: span{call, ret}, Client: g.client(), What: desc})
+}
+
+// judgeClaim checks the outcome of g's claim against what its faults
+// allow: refused with ErrFenced when a fault made it so, else claimed.
+func (d *driver) judgeClaim(g *generation, s migrationzk.State, err error) {
+	switch {
+	case err == nil && g.mustBeRefused.Load():
+		d.anomaly(CheckFenceAdopted, "claim by %d epoch %d succeeded (/controller_epoch %d at version %d) although another party took /controller_epoch or /controller first",
+			g.id, g.epoch, s.ZkControllerEpoch, s.ZkControllerEpochZkVersion)
+	case err == nil:
+		g.s = s
+		d.checkController(g)
+	case g.mustBeRefused.Load() && errors.Is(err, migrationzk.ErrFenced):
+	default:
+		d.anomaly(CheckClaim, "controller %d epoch %d: ClaimLeadership: %v", g.id, g.epoch, err)
+	}
 }
 
 // checkController reads /controller after g's claim returned: it must name
@@ -109,7 +186,7 @@ func (d *driver) checkController(g *generation) {
 	data := datas[0]
 	c, derr := znode.DecodeController(data)
 	if derr != nil || c.BrokerID != g.id || c.KRaftControllerEpoch != g.epoch {
-		d.anomaly("after claim by %d epoch %d, /controller holds %s (%v)", g.id, g.epoch, data, derr)
+		d.anomaly(CheckClaim, "after claim by %d epoch %d, /controller holds %s (%v)", g.id, g.epoch, data, derr)
 	}
 }
 
@@ -118,46 +195,44 @@ func (d *driver) checkController(g *generation) {
 func (d *driver) takeOver(old *generation, s migrationzk.State) bool {
 	rival := d.rival
 	if rival == nil {
-		d.anomaly("controller %d fenced with no rival", old.id)
+		d.anomaly(CheckHarness, "controller %d fenced with no rival", old.id)
 		return false
 	}
 	<-rival.claimed
-	if rival.claimErr != nil {
-		return false
+	for rival.claimErr != nil {
+		if !rival.mustBeRefused.Load() {
+			return false // judged already
+		}
+		// Refused as it had to be: another controller takes over.
+		rival = d.newGeneration()
+		d.calls.Add(1)
+		d.claim(rival)
 	}
 	d.fenced++
-	d.checkFenced(old, rival, s)
+	d.checkFenced(old, s)
 	old.conn.Close()
 	d.rival = nil
 	d.cur = rival
 	return d.getOrCreate(rival)
 }
 
-// checkFenced checks old, fenced by rival: its calls with s must fail with
-// ErrRetired without sending anything, and all of its successes must have
-// linearized before the rival's claim returned (the model checks it
-// through the fence, and so does this).
-func (d *driver) checkFenced(old, rival *generation, s migrationzk.State) {
+// checkFenced checks old, fenced: its calls with s must fail with
+// ErrRetired without sending anything. (That none of its writes was
+// accepted after its tenure ended is checked over the whole history.)
+func (d *driver) checkFenced(old *generation, s migrationzk.State) {
 	before := old.faults.Requests()
 	ctx, cancel := context.WithTimeout(d.ctx, callTimeout)
 	defer cancel()
 	if _, err := old.w.Update(ctx, s); !errors.Is(err, migrationzk.ErrRetired) {
-		d.anomaly("controller %d: Update after being fenced: %v, want ErrRetired", old.id, err)
+		d.anomaly(CheckRetired, "controller %d: Update after being fenced: %v, want ErrRetired", old.id, err)
 	}
 	if _, _, err := old.w.Apply(ctx, s, migrationzk.Create("/brokers/topics/after-fence", nil)); !errors.Is(err, migrationzk.ErrRetired) {
-		d.anomaly("controller %d: Apply after being fenced: %v, want ErrRetired", old.id, err)
+		d.anomaly(CheckRetired, "controller %d: Apply after being fenced: %v, want ErrRetired", old.id, err)
 	}
 	if retired, _ := old.w.Retired(); !retired {
-		d.anomaly("controller %d: fenced but not retired", old.id)
+		d.anomaly(CheckRetired, "controller %d: fenced but not retired", old.id)
 	}
 	if after := old.faults.Requests(); after != before {
-		d.anomaly("controller %d: sent %d requests after being fenced", old.id, after-before)
-	}
-	d.h.mu.Lock()
-	defer d.h.mu.Unlock()
-	for _, sc := range d.h.successes {
-		if sc.Client == old.client() && sc.At.Call > rival.claimEnd {
-			d.anomaly("controller %d: %s succeeded after the rival's claim", old.id, sc.What)
-		}
+		d.anomaly(CheckRetired, "controller %d: sent %d requests after being fenced", old.id, after-before)
 	}
 }

@@ -3,6 +3,7 @@ package torture
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -131,21 +132,26 @@ func (h *history) size() int {
 	return n
 }
 
-// check runs every check over the recorded history and returns the
-// anomalies found.
-func (h *history) check(timeout time.Duration) []string {
+// finding is what a check of the whole history found wrong.
+type finding struct {
+	check, text string
+}
+
+// check runs every check over the recorded history and returns what they
+// found.
+func (h *history) check(timeout time.Duration) []finding {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	anomalies := h.nonLinearizable(timeout)
-	anomalies = append(anomalies, h.falseConflicts()...)
-	anomalies = append(anomalies, h.missedConflicts()...)
-	return anomalies
+	found := h.nonLinearizable(timeout)
+	found = append(found, h.falseConflicts()...)
+	found = append(found, h.missedConflicts()...)
+	return append(found, h.writesAfterTenure()...)
 }
 
 // nonLinearizable checks the linearizability of every group, in the order
 // of their names, and describes those that are not. h.mu must be held.
-func (h *history) nonLinearizable(timeout time.Duration) []string {
-	var anomalies []string
+func (h *history) nonLinearizable(timeout time.Duration) []finding {
+	var found []finding
 	names := make([]string, 0, len(h.groups))
 	for g := range h.groups {
 		names = append(names, g)
@@ -157,16 +163,16 @@ func (h *history) nonLinearizable(timeout time.Duration) []string {
 			n = 2
 		}
 		if msg := checkGroup(g, h.init[g], h.groups[g], n, timeout); msg != "" {
-			anomalies = append(anomalies, msg)
+			found = append(found, finding{CheckLinearizable, msg})
 		}
 	}
-	return anomalies
+	return found
 }
 
 // falseConflicts finds conflicts with no foreign write on their path since
 // the writer learned the version it wrote from. h.mu must be held.
-func (h *history) falseConflicts() []string {
-	var anomalies []string
+func (h *history) falseConflicts() []finding {
+	var found []finding
 	for _, c := range h.conflicts {
 		legit := false
 		for _, f := range h.foreign[c.Path] {
@@ -176,32 +182,46 @@ func (h *history) falseConflicts() []string {
 			}
 		}
 		if !legit {
-			anomalies = append(anomalies, fmt.Sprintf("false conflict on %s at [%d, %d] (%s): no foreign write since %d", c.Path, c.At.Call, c.At.Return, c.What, c.Since))
+			found = append(found, finding{CheckFalseConflict, fmt.Sprintf("false conflict on %s at [%d, %d] (%s): no foreign write since %d%s",
+				c.Path, c.At.Call, c.At.Return, c.What, c.Since, h.recent(c.Path, c.At.Return))})
 		}
 	}
-	return anomalies
+	return found
 }
 
 // missedConflicts finds successes although a foreign write landed between
 // the moment the writer learned its version and the moment it wrote, and
 // lost or duplicated versions: two acknowledged writes producing the same
-// version of a znode. h.mu must be held.
-func (h *history) missedConflicts() []string {
-	var anomalies []string
+// version of a znode (that was never deleted: one created again starts
+// over). Of /controller_epoch, that is a claim that reported a fence
+// another party made. h.mu must be held.
+func (h *history) missedConflicts() []finding {
+	var found []finding
 	produced := map[string]map[int32]string{}
+	deleted := h.deletedPaths()
 	mark := func(path string, v int32, what string) {
+		if v < 0 || deleted[path] {
+			return
+		}
 		if produced[path] == nil {
 			produced[path] = map[int32]string{}
 		}
 		if prev, dup := produced[path][v]; dup {
-			anomalies = append(anomalies, fmt.Sprintf("missed conflict: two writes produced %s version %d: %s and %s", path, v, prev, what))
+			check := CheckMissedConflict
+			if path == root+"/controller_epoch" {
+				check = CheckFenceAdopted
+			}
+			found = append(found, finding{check, fmt.Sprintf("two writes produced %s version %d: %s and %s", path, v, prev, what)})
 		}
 		produced[path][v] = what
 	}
 	for _, s := range h.successes {
+		// Versions only grow on a znode never deleted: there a write
+		// conditioned on a version learned before another party's write
+		// must be refused.
 		for _, f := range h.foreign[s.Path] {
-			if f.Landed && s.Learned >= 0 && f.Call > s.Learned && f.Return < s.At.Call {
-				anomalies = append(anomalies, fmt.Sprintf("missed conflict on %s: %s succeeded at version %d although a foreign write landed at version %d in between", s.Path, s.What, s.Version, f.Version))
+			if f.Landed && !deleted[s.Path] && s.Learned >= 0 && f.Call > s.Learned && f.Return < s.At.Call {
+				found = append(found, finding{CheckMissedConflict, fmt.Sprintf("missed conflict on %s: %s succeeded at version %d although a foreign write landed at version %d in between", s.Path, s.What, s.Version, f.Version)})
 			}
 		}
 		mark(s.Path, s.Version, fmt.Sprintf("client %d %s at [%d, %d]", s.Client, s.What, s.At.Call, s.At.Return))
@@ -213,5 +233,85 @@ func (h *history) missedConflicts() []string {
 			}
 		}
 	}
-	return anomalies
+	return found
+}
+
+// writesAfterTenure finds writes a client was told landed although its
+// call started after its tenure had ended: after a write to
+// /controller_epoch by anyone else, at a version above the client's claim,
+// had returned. h.mu must be held.
+func (h *history) writesAfterTenure() []finding {
+	epochPath := root + "/controller_epoch"
+	var ends []span // when each write to /controller_epoch ended, by version
+	var versions []int32
+	var clients []int
+	for _, s := range h.successes {
+		if s.Path == epochPath {
+			ends, versions, clients = append(ends, s.At), append(versions, s.Version), append(clients, s.Client)
+		}
+	}
+	for _, f := range h.foreign[epochPath] {
+		if f.Landed {
+			ends, versions, clients = append(ends, f.span), append(versions, f.Version), append(clients, 0)
+		}
+	}
+	var found []finding
+	for i, claimed := range versions {
+		c := clients[i]
+		if c == 0 {
+			continue
+		}
+		end := int64(never)
+		for j, v := range versions {
+			if v > claimed && clients[j] != c && ends[j].Return < end {
+				end = ends[j].Return
+			}
+		}
+		for _, s := range h.successes {
+			if s.Client == c && s.Path != epochPath && s.At.Call > end {
+				found = append(found, finding{CheckAfterTenure, fmt.Sprintf("client %d: %s accepted although its tenure (claim at /controller_epoch version %d) ended at %d", c, s.What, claimed, end)})
+			}
+		}
+	}
+	return found
+}
+
+// deletedPaths returns the paths a delete landed on, the writer's or a
+// foreign one: the writes reported with no version. h.mu must be held.
+func (h *history) deletedPaths() map[string]bool {
+	deleted := map[string]bool{}
+	for _, s := range h.successes {
+		if s.Version < 0 {
+			deleted[s.Path] = true
+		}
+	}
+	for path, fs := range h.foreign {
+		for _, f := range fs {
+			if f.Landed && f.Version < 0 {
+				deleted[path] = true
+			}
+		}
+	}
+	return deleted
+}
+
+// recent describes the last operations on group that were called before
+// until, for a report. h.mu must be held.
+func (h *history) recent(group string, until int64) string {
+	var ops []op
+	for _, o := range h.groups[group] {
+		if o.Call <= until {
+			ops = append(ops, o)
+		}
+	}
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
+	var b strings.Builder
+	for _, o := range ops[max(0, len(ops)-8):] {
+		ret := "∞"
+		if o.Return != never {
+			ret = fmt.Sprint(o.Return)
+		}
+		fmt.Fprintf(&b, "\n  client %d [%d, %s] %v", o.Client, o.Call, ret, o.Step)
+	}
+	return b.String()
 }

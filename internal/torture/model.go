@@ -74,8 +74,8 @@ func (c cond) holds(v value) bool {
 }
 
 // impossibleAfter reports whether, once a slot was seen holding v, the
-// condition can never hold again: versions only grow and the workload
-// deletes nothing.
+// condition can never hold again: versions only grow while nothing deletes
+// the znode (capMaybes asks only of groups without deletes).
 func (c cond) impossibleAfter(v value) bool {
 	switch c.Kind {
 	case condVersion, condVersionData:
@@ -101,12 +101,14 @@ func (c cond) String() string {
 	return "?"
 }
 
-// effect is what a write does to one slot: create it at version 0, or set
-// its data and bump its version. Version, when not -1, is the version the
-// caller was told the znode has afterwards.
+// effect is what a write does to one slot: create it at version 0, delete
+// it, or set its data and bump its version. Version, when not -1, is the
+// version the caller was told the znode has afterwards (a delete reports
+// none).
 type effect struct {
 	Slot    int
 	Create  bool
+	Delete  bool
 	Data    string
 	Version int32
 }
@@ -164,6 +166,10 @@ func (s step) apply(st slots) (slots, bool) {
 	ok := true
 	for _, e := range s.Effects {
 		v := st[e.Slot]
+		if e.Delete {
+			st[e.Slot] = value{}
+			continue
+		}
 		if e.Create {
 			v = value{Exists: true, Version: 0, Data: e.Data}
 		} else {
@@ -244,6 +250,10 @@ func (s step) String() string {
 		}
 	}
 	for _, e := range s.Effects {
+		if e.Delete {
+			fmt.Fprintf(&b, " s%d:=deleted", e.Slot)
+			continue
+		}
 		fmt.Fprintf(&b, " s%d:=%q", e.Slot, shorten(e.Data))
 		if e.Version >= 0 {
 			fmt.Fprintf(&b, "->v%d", e.Version)
@@ -284,8 +294,12 @@ func modelFrom(init slots) porcupine.Model {
 // capMaybes bounds the return time of operations with unknown outcome. An
 // operation whose conditions can never hold again after some other
 // operation saw a slot (versions only grow, nothing is deleted) took
-// effect, if at all, before that operation returned.
+// effect, if at all, before that operation returned. A group where
+// anything deletes is left as it is: a znode created again starts over.
 func capMaybes(ops []op) {
+	if deletes(ops) {
+		return
+	}
 	sightings := slotSightings(ops)
 	for i := range ops {
 		o := &ops[i]
@@ -305,6 +319,18 @@ func capMaybes(ops []op) {
 			}
 		}
 	}
+}
+
+// deletes reports whether an operation of ops may delete a znode.
+func deletes(ops []op) bool {
+	for _, o := range ops {
+		for _, e := range o.Step.Effects {
+			if e.Delete {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sighting is a slot seen holding val by an operation that returned at at.

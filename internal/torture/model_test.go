@@ -121,7 +121,7 @@ func TestHistoryChecks(t *testing.T) {
 	h := newHistory()
 	h.setInit(migrationGroup, start)
 	h.addConflict(conflictReport{Path: "/migration", Since: 0, At: span{10, 20}, What: "unexplained"})
-	if got := h.check(time.Second); len(got) != 1 || !strings.Contains(got[0], "false conflict") {
+	if got := h.check(time.Second); len(got) != 1 || !strings.Contains(got[0].text, "false conflict") || got[0].check != CheckFalseConflict {
 		t.Fatalf("anomalies %q, want one false conflict", got)
 	}
 	h.addForeign("/migration", foreignWrite{span: span{5, 12}, Landed: true, Version: 1})
@@ -133,10 +133,44 @@ func TestHistoryChecks(t *testing.T) {
 	got := h.check(time.Second)
 	var missed, dup bool
 	for _, a := range got {
-		missed = missed || strings.Contains(a, "missed conflict on")
-		dup = dup || strings.Contains(a, "two writes produced")
+		missed = missed || strings.Contains(a.text, "missed conflict on")
+		dup = dup || strings.Contains(a.text, "two writes produced")
 	}
 	if !missed || !dup {
 		t.Fatalf("anomalies %q, want a missed conflict and a duplicate version", got)
+	}
+}
+
+// Fault: none (synthetic histories). A write a client was told landed
+// although its call started after another party's write raised
+// /controller_epoch above the client's claim is found; one before it is
+// not.
+func TestHistoryWritesAfterTenure(t *testing.T) {
+	h := newHistory()
+	epoch := root + "/controller_epoch"
+	h.addSuccess(success{Path: epoch, Version: 3, At: span{0, 10}, Client: 1, What: "claim"})
+	h.addSuccess(success{Path: root + "/migration", Version: 1, At: span{20, 30}, Client: 1, What: "before"})
+	h.addForeign(epoch, foreignWrite{span: span{40, 50}, Landed: true, Version: 4})
+	if got := h.writesAfterTenure(); len(got) != 0 {
+		t.Fatalf("%v for a write before the tenure ended", got)
+	}
+	h.addSuccess(success{Path: root + "/migration", Version: 2, At: span{60, 70}, Client: 1, What: "after"})
+	if got := h.writesAfterTenure(); len(got) != 1 || got[0].check != CheckAfterTenure || !strings.Contains(got[0].text, "after") {
+		t.Fatalf("%v, want the write after the tenure ended", got)
+	}
+}
+
+// Fault: none (synthetic histories). A delete, and a znode created again
+// after it, linearize; a write reported against the deleted znode does not.
+func TestModelDeletes(t *testing.T) {
+	created := op{Client: 1, Call: 0, Return: 10, Step: step{Kind: stepWrite, Conds: []cond{{Kind: condAbsent}}, Effects: []effect{{Create: true, Data: "x", Version: 0}}}}
+	deleted := op{Client: 2, Call: 20, Return: 30, Step: step{Kind: stepWrite, Conds: []cond{{Kind: condExists}}, Effects: []effect{{Delete: true, Version: -1}}}}
+	again := op{Client: 2, Call: 40, Return: 50, Step: step{Kind: stepWrite, Conds: []cond{{Kind: condAbsent}}, Effects: []effect{{Create: true, Data: "x", Version: 0}}}}
+	if msg := checkGroup("/p", slots{}, []op{created, deleted, again}, 1, time.Second); msg != "" {
+		t.Fatal(msg)
+	}
+	stale := op{Client: 1, Call: 60, Return: 70, Step: step{Kind: stepWrite, Conds: []cond{{Kind: condVersion, Version: 0}}, Effects: []effect{{Data: "y", Version: 2}}}}
+	if msg := checkGroup("/p", slots{}, []op{created, deleted, again, stale}, 1, time.Second); !strings.Contains(msg, "not linearizable") {
+		t.Fatalf("a version that a recreated znode cannot have accepted: %q", msg)
 	}
 }

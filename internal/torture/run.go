@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,6 +42,10 @@ type Config struct {
 	// CheckTimeout bounds the linearizability check of each stretch of
 	// history.
 	CheckTimeout time.Duration
+	// StopAtFirstAnomaly ends the workload at the first anomaly a check
+	// finds while it runs (the mutation check wants a verdict, not a
+	// list); the checks of the whole history still run.
+	StopAtFirstAnomaly bool
 	// Progress, if set, is called now and then with a status line.
 	Progress func(string)
 }
@@ -56,6 +61,31 @@ const (
 	FaultRival            = "rival"              // a rival controller claims leadership
 	FaultForeignWrite     = "foreign-write"      // a conflicting write to /migration or a payload znode
 	FaultCallerDeadline   = "caller-deadline"    // the caller's context ends mid-call
+	// FaultABAWrite: right after a write of ours committed, before its
+	// reply, another party writes our exact bytes to /migration or to a
+	// payload znode of the batch, so the version moves by two with content
+	// equal to ours.
+	FaultABAWrite = "aba-write"
+	// FaultTenureEnds: right after a checkpoint or batch of ours committed,
+	// before its reply, a rival controller claims leadership: our tenure
+	// ends during a lost acknowledgement.
+	FaultTenureEnds = "tenure-ends"
+	// FaultRecreate: while a batch's outcome is in doubt (its reply lost,
+	// and the call then stopped, or not), another party deletes a znode it
+	// created and creates it again with the same bytes, rewrites it with
+	// the same bytes, or creates again one it deleted.
+	FaultRecreate = "recreate-in-doubt"
+	// FaultClaimRace: a rival's claim is raced by another claim with the
+	// same KRaft epoch and another controller id (refused), or the same
+	// controller id with a lower KRaft epoch (claimed over).
+	FaultClaimRace = "claim-race"
+	// FaultBrokerWins: a ZooKeeper-mode broker wins /controller between a
+	// rival's claim and its resend.
+	FaultBrokerWins = "broker-wins"
+	// FaultClaimTenureEnds: right after a rival's claim committed, before
+	// its reply, another party raises /controller_epoch (or rewrites the
+	// same value): the claim's tenure ends during its lost acknowledgement.
+	FaultClaimTenureEnds = "claim-tenure-ends"
 )
 
 // Report holds a run's figures.
@@ -82,7 +112,7 @@ type Report struct {
 	// FinalWrite is how long the first write after the faults stopped took.
 	FinalWrite time.Duration
 	// Anomalies lists everything found wrong; it must be empty.
-	Anomalies []string
+	Anomalies []Anomaly
 	Duration  time.Duration
 }
 
@@ -147,22 +177,32 @@ type driver struct {
 	rival  *generation
 	offset int64
 
-	payloads  map[string]*payload
+	payloads map[string]*payload
+	// basis holds, for each op of the call in flight, when the driver
+	// learned the version the op is conditioned on (0 for a create).
+	basis     map[string]int64
 	states    []string // partition state paths that exist
 	nextTopic int
 
-	calls      int
-	quiet      bool // no more faults
+	calls      atomic.Int64 // library calls made
+	quiet      bool         // no more faults
 	afterCall  []func()
 	finalWrite time.Duration
 	conflicts  int
-	unknown    int
+	unknown    atomic.Int64
 	reconnects int
 	fenced     int
 
+	// tenureEnded is set when a fault ended the caller's tenure before
+	// the acknowledgement of the call in flight came back.
+	tenureEnded atomic.Bool
+	// callCancel ends the call in flight.
+	callMu     sync.Mutex
+	callCancel context.CancelFunc
+
 	mu        sync.Mutex
 	faults    map[string]int
-	anomalies []string
+	anomalies []Anomaly
 	down      *zktest.Member // the member down, if any
 	lastUp    time.Time      // when the last restart finished
 	restarts  sync.WaitGroup
@@ -187,7 +227,7 @@ func Run(t testing.TB, cfg Config) *Report {
 	defer cancel()
 	d := &driver{
 		t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), e: e, h: newHistory(), ctx: ctx,
-		payloads: map[string]*payload{}, faults: map[string]int{},
+		payloads: map[string]*payload{}, basis: map[string]int64{}, faults: map[string]int{},
 	}
 	d.admin = e.Connect(t)
 	d.setup()
@@ -195,26 +235,68 @@ func Run(t testing.TB, cfg Config) *Report {
 	d.restarts.Wait()
 	d.finish()
 
-	r := &Report{Seed: cfg.Seed, Ops: d.calls, Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts,
-		Fenced: d.fenced, Generations: len(d.gens), Unknown: d.unknown, Reconnects: d.reconnects}
+	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts,
+		Fenced: d.fenced, Generations: len(d.gens), Unknown: int(d.unknown.Load()), Reconnects: d.reconnects}
 	for _, g := range d.gens {
 		r.LostAcks += g.lostAcks + g.w.Stats().LostAcks
 	}
 	r.FinalWrite = d.finalWrite
-	r.Anomalies = append(d.anomalies, d.h.check(cfg.CheckTimeout)...)
+	for _, f := range d.h.check(cfg.CheckTimeout) {
+		r.Anomalies = append(r.Anomalies, Anomaly{Check: f.check, Ops: int(d.calls.Load()), Text: f.text})
+	}
+	r.Anomalies = append(d.anomalies, r.Anomalies...)
 	r.Duration = time.Since(started)
 	return r
 }
 
-// anomaly records something found wrong (the first hundred) and logs it.
-func (d *driver) anomaly(format string, args ...any) {
+// anomaly records something check found wrong (the first hundred) and
+// logs it.
+func (d *driver) anomaly(check, format string, args ...any) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	msg := fmt.Sprintf(format, args...)
+	a := Anomaly{Check: check, Ops: int(d.calls.Load()), Text: fmt.Sprintf(format, args...)}
 	if len(d.anomalies) < 100 {
-		d.anomalies = append(d.anomalies, msg)
+		d.anomalies = append(d.anomalies, a)
 	}
-	d.t.Logf("anomaly: %s", msg)
+	d.t.Logf("anomaly: %v", a)
+}
+
+// anomalyCount returns the number of anomalies found so far.
+func (d *driver) anomalyCount() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.anomalies)
+}
+
+// stopping reports whether the workload must end early: the context ended,
+// or enough anomalies were found.
+func (d *driver) stopping() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	limit := 20
+	if d.cfg.StopAtFirstAnomaly {
+		limit = 1
+	}
+	return d.ctx.Err() != nil || len(d.anomalies) >= limit
+}
+
+// callContext returns the context of the driver's next call, which
+// cancelCall ends.
+func (d *driver) callContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(d.ctx, timeout)
+	d.callMu.Lock()
+	d.callCancel = cancel
+	d.callMu.Unlock()
+	return ctx, cancel
+}
+
+// cancelCall ends the driver's call in flight, as its caller would.
+func (d *driver) cancelCall() {
+	d.callMu.Lock()
+	defer d.callMu.Unlock()
+	if d.callCancel != nil {
+		d.callCancel()
+	}
 }
 
 // count counts one injected fault of kind.
@@ -263,7 +345,7 @@ func (d *driver) setup() {
 // with faults, until enough calls and faults were made.
 func (d *driver) run() {
 	d.cur = d.newGeneration()
-	d.calls++
+	d.calls.Add(1)
 	d.claim(d.cur)
 	if d.cur.claimErr != nil {
 		return
@@ -273,13 +355,13 @@ func (d *driver) run() {
 	}
 	d.offset = d.cur.s.KRaftMetadataOffset
 	lastProgress := time.Now()
-	for d.calls < d.cfg.Ops || d.totalFaults() < d.cfg.MinFaults {
-		if d.ctx.Err() != nil || len(d.anomalies) >= 20 {
+	for int(d.calls.Load()) < d.cfg.Ops || d.totalFaults() < d.cfg.MinFaults {
+		if d.stopping() {
 			return
 		}
 		if d.cfg.Progress != nil && time.Since(lastProgress) > 10*time.Second {
 			lastProgress = time.Now()
-			d.cfg.Progress(fmt.Sprintf("%d calls, %d faults, %d writers, %d anomalies", d.calls, d.totalFaults(), len(d.gens), len(d.anomalies)))
+			d.cfg.Progress(fmt.Sprintf("%d calls, %d faults, %d writers, %d anomalies", d.calls.Load(), d.totalFaults(), len(d.gens), d.anomalyCount()))
 		}
 		if !d.step() {
 			return
@@ -297,11 +379,11 @@ func (d *driver) finish() {
 		d.t.Fatalf("torture: %v", err)
 	}
 	d.quiet = true
-	if d.rival != nil && len(d.anomalies) == 0 {
+	if d.rival != nil && d.anomalyCount() == 0 {
 		// A rival claimed at the very end: let the fenced writer hand over.
 		d.step()
 	}
-	if len(d.anomalies) == 0 && d.cur != nil && d.cur.claimErr == nil && d.waitConnected(d.cur) {
+	if d.anomalyCount() == 0 && d.cur != nil && d.cur.claimErr == nil && d.waitConnected(d.cur) {
 		d.writeAfterFaults(d.cur)
 	}
 	d.readFinalState()
@@ -313,11 +395,11 @@ func (d *driver) writeAfterFaults(g *generation) {
 	s := d.nextCheckpoint(g)
 	ctx, cancel := context.WithTimeout(d.ctx, finalWriteTimeout)
 	start := time.Now()
-	res := d.update(ctx, g, s)
+	res := d.update(ctx, g, s, 0)
 	d.finalWrite = time.Since(start)
 	cancel()
 	if res.err != nil || res.fenced || res.conflict {
-		d.anomaly("stuck: the first write after the faults stopped failed after %v: %v", d.finalWrite, res.err)
+		d.anomaly(CheckStuck, "stuck: the first write after the faults stopped failed after %v: %v", d.finalWrite, res.err)
 	}
 }
 
@@ -326,7 +408,7 @@ func (d *driver) waitConnected(g *generation) bool {
 	deadline := time.Now().Add(callTimeout)
 	for g.conn.State() != zk.StateHasSession {
 		if time.Now().After(deadline) {
-			d.anomaly("controller %d: no session %v after the faults stopped", g.id, callTimeout)
+			d.anomaly(CheckStuck, "controller %d: no session %v after the faults stopped", g.id, callTimeout)
 			return false
 		}
 		time.Sleep(10 * time.Millisecond)

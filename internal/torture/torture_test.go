@@ -1,6 +1,7 @@
 package torture_test
 
 import (
+	"encoding/json"
 	"os"
 	"strconv"
 	"testing"
@@ -15,6 +16,10 @@ const (
 	envOps    = "TORTURE_OPS"
 	envFaults = "TORTURE_FAULTS"
 	envRate   = "TORTURE_FAULT_RATE" // in percent of calls
+	// envStop ends the workload at the first anomaly (1).
+	envStop = "TORTURE_STOP_AT_FIRST"
+	// envReport names a file to write the report to, as JSON.
+	envReport = "TORTURE_REPORT"
 )
 
 func envInt(t *testing.T, name string, def int64) int64 {
@@ -34,13 +39,21 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // dropped after the server committed, requests dropped, connections cut
 // mid-frame, ensemble members killed (SIGKILL) and restarted, the member the
 // writer uses killed, sessions expired, rival controllers claiming
-// leadership at random moments, conflicting foreign writes, and callers'
-// deadlines ending calls mid-flight. The workload is a migration (claim,
-// GetOrCreate, dual-write batches of topic and partition state znodes each
-// ending in a checkpoint). The recorded history must be linearizable, the
-// versions returned must be the ones ZooKeeper held right after, conflicts
-// must be neither false nor missed, no write lost, no writer stuck, and a
-// fenced writer must be retired and silent.
+// leadership at random moments, conflicting foreign writes, callers'
+// deadlines ending calls mid-flight; another party writing our exact bytes
+// after our write committed (ABA), a rival's claim ending our tenure while
+// an acknowledgement is lost, znodes deleted and created again with the
+// same bytes while a batch is in doubt, claims raced by another claim with
+// the same KRaft epoch, a ZooKeeper-mode broker winning /controller between
+// a claim and its resend, and /controller_epoch moved while a claim's
+// acknowledgement is lost. The workload is a migration (claim, GetOrCreate,
+// dual-write batches creating and deleting topics and updating partition
+// states, each ending in a checkpoint). The recorded history must be
+// linearizable, the versions returned must be the ones ZooKeeper held right
+// after, conflicts must be neither false nor missed, no write lost, no
+// writer stuck, no fence adopted that ZooKeeper does not hold for the
+// writer, no write accepted after a tenure ended, and a fenced writer must
+// be retired and silent.
 //
 // The short form runs by default; TORTURE_OPS=100000 (make torture) runs the
 // long form. TORTURE_SEED replays a run's choices.
@@ -50,12 +63,14 @@ func TestTorture(t *testing.T) {
 	minFaults := int(envInt(t, envFaults, 200))
 	t.Logf("torture: seed %d, %d operations, at least %d faults; replay with: %s=%d %s=%d go test -race -run 'TestTorture$' ./internal/torture",
 		seed, ops, minFaults, envSeed, seed, envOps, ops)
-	cfg := torture.Config{Seed: seed, Ops: ops, MinFaults: minFaults, FaultRate: float64(envInt(t, envRate, 12)) / 100}
+	cfg := torture.Config{Seed: seed, Ops: ops, MinFaults: minFaults, FaultRate: float64(envInt(t, envRate, 12)) / 100,
+		StopAtFirstAnomaly: os.Getenv(envStop) == "1"}
 	if testing.Verbose() {
 		cfg.Progress = func(s string) { t.Log(s) }
 	}
 	r := torture.Run(t, cfg)
 	t.Logf("torture: %v", r)
+	writeReport(t, r)
 	for _, a := range r.Anomalies {
 		t.Errorf("anomaly: %s", a)
 	}
@@ -70,12 +85,28 @@ func TestTorture(t *testing.T) {
 	}
 	for _, kind := range []string{torture.FaultDropReply, torture.FaultDropRequest, torture.FaultCutRequest,
 		torture.FaultKillMember, torture.FaultKillClientMember, torture.FaultExpireSession, torture.FaultRival,
-		torture.FaultForeignWrite} {
+		torture.FaultForeignWrite, torture.FaultABAWrite, torture.FaultTenureEnds, torture.FaultRecreate,
+		torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds} {
 		if r.Faults[kind] == 0 {
 			t.Errorf("no %s fault injected", kind)
 		}
 	}
 	if r.LostAcks == 0 || r.Conflicts == 0 || r.Fenced == 0 {
 		t.Errorf("the faults did not bite: %d lost acks recovered, %d conflicts, %d fenced", r.LostAcks, r.Conflicts, r.Fenced)
+	}
+}
+
+// writeReport writes r as JSON to the file $TORTURE_REPORT names, if any.
+func writeReport(t *testing.T, r *torture.Report) {
+	name := os.Getenv(envReport)
+	if name == "" {
+		return
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err == nil {
+		err = os.WriteFile(name, data, 0o644)
+	}
+	if err != nil {
+		t.Errorf("write the report: %v", err)
 	}
 }

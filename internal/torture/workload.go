@@ -1,8 +1,9 @@
 package torture
 
 import (
-	"context"
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,10 +26,13 @@ type payload struct {
 }
 
 // choose picks the next call: a checkpoint alone, or a batch that creates
-// a topic, updates partition states, or both.
+// a topic, updates partition states, or both, or deletes a topic.
 func (d *driver) choose() work {
 	if d.rng.Float64() < 0.25 {
 		return work{}
+	}
+	if len(d.states) > 4 && d.rng.Float64() < 0.08 {
+		return work{ops: deleteTopicOps(d.states[d.rng.Intn(len(d.states))])}
 	}
 	var ops []migrationzk.Op
 	if len(d.states) == 0 || d.rng.Float64() < 0.3 {
@@ -55,6 +59,7 @@ func (d *driver) partitionStateUpdates() []migrationzk.Op {
 		}
 		picked[path] = true
 		pl := d.payloads[path]
+		d.basis[path] = pl.learned
 		st := znode.PartitionState{ControllerEpoch: d.cur.epoch, Leader: 1 + int32(d.rng.Intn(3)),
 			LeaderEpoch: pl.version + 1, ISR: []int32{1, 2, 3}}
 		ops = append(ops, migrationzk.SetData(path, st.Encode(), pl.version))
@@ -62,30 +67,44 @@ func (d *driver) partitionStateUpdates() []migrationzk.Op {
 	return ops
 }
 
+// topicData is the content of every topic znode the workload creates.
+var topicData = []byte(`{"partitions":{"0":[1,2,3]},"topic_id":"AAAAAAAAAAAAAAAAAAAAAA","adding_replicas":{},"removing_replicas":{},"version":3}`)
+
 // topicOps creates a topic with one partition: the topic, its partitions
 // node, the partition and its state.
 func (d *driver) topicOps(topic string) []migrationzk.Op {
 	base := znode.TopicsPath + "/" + topic
 	st := znode.PartitionState{ControllerEpoch: d.cur.epoch, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
 	return []migrationzk.Op{
-		migrationzk.Create(base, []byte(`{"partitions":{"0":[1,2,3]},"topic_id":"AAAAAAAAAAAAAAAAAAAAAA","adding_replicas":{},"removing_replicas":{},"version":3}`)),
+		migrationzk.Create(base, topicData),
 		migrationzk.Create(base+"/partitions", nil),
 		migrationzk.Create(base+"/partitions/0", nil),
 		migrationzk.Create(znode.PartitionStatePath(topic, 0), st.Encode()),
 	}
 }
 
+// deleteTopicOps deletes the topic of the partition state at statePath,
+// children first, whatever their versions.
+func deleteTopicOps(statePath string) []migrationzk.Op {
+	partition := path.Dir(statePath)
+	partitions := path.Dir(partition)
+	return []migrationzk.Op{migrationzk.Delete(statePath, -1), migrationzk.Delete(partition, -1),
+		migrationzk.Delete(partitions, -1), migrationzk.Delete(path.Dir(partitions), -1)}
+}
+
 // step makes one call, with or without a fault, and reports whether the
 // run can go on.
 func (d *driver) step() bool {
 	g := d.cur
+	clear(d.basis)
 	wk := d.choose()
 	s := d.nextCheckpoint(g)
+	d.tenureEnded.Store(false)
 
 	var armed []*zktest.Armed
 	deadline := time.Duration(0)
 	if !d.quiet && d.rng.Float64() < d.cfg.FaultRate {
-		armed = d.inject(g, wk)
+		armed = d.inject(g, &wk, s)
 	}
 	if !d.quiet && d.rng.Float64() < 0.04 {
 		deadline = time.Duration(1+d.rng.Intn(20)) * time.Millisecond
@@ -128,21 +147,26 @@ func waitArmed(armed []*zktest.Armed) {
 // callUntilSettled makes the call and repeats it, with the same arguments,
 // while its outcome is unknown. It reports whether the run can go on.
 func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, deadline time.Duration) bool {
+	// A call repeated after an unknown outcome may find an earlier
+	// attempt's write: its effects date from the first attempt.
+	first := d.h.now()
 	for attempt := 1; ; attempt++ {
-		var ctx context.Context
-		var cancel context.CancelFunc
+		timeout := callTimeout
 		if deadline > 0 && attempt == 1 {
-			ctx, cancel = context.WithTimeout(d.ctx, deadline)
-		} else {
-			ctx, cancel = context.WithTimeout(d.ctx, callTimeout)
+			timeout = deadline
 		}
+		ctx, cancel := d.callContext(timeout)
 		var res outcome
 		if wk.ops == nil {
-			res = d.update(ctx, g, s)
+			res = d.update(ctx, g, s, first)
 		} else {
-			res = d.apply(ctx, g, s, wk.ops)
+			res = d.apply(ctx, g, s, wk.ops, first)
 		}
 		cancel()
+		if d.tenureEnded.Load() && res.err == nil {
+			d.anomaly(CheckFenceAdopted, "controller %d: call at offset %d succeeded although its tenure ended before its acknowledgement came back",
+				g.id, s.KRaftMetadataOffset)
+		}
 		if res.deadline && attempt == 1 && deadline > 0 {
 			d.count(FaultCallerDeadline)
 		}
@@ -150,7 +174,7 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		case res.retry:
 			if attempt >= maxAttempts {
 				st := g.w.Stats()
-				d.anomaly("stuck: controller %d: %d attempts, last: %v; client state %v on %s, session %x, requests %v, writer attempts %d retries %d; writer log:\n    %v",
+				d.anomaly(CheckStuck, "stuck: controller %d: %d attempts, last: %v; client state %v on %s, session %x, requests %v, writer attempts %d retries %d; writer log:\n    %v",
 					g.id, attempt, res.err, g.conn.State(), g.conn.Server(), g.conn.SessionID(), g.faults.Counts(), st.Attempts, st.Retries, g.log)
 				return false
 			}
@@ -163,7 +187,7 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		case res.conflict:
 			return d.resync(g, wk)
 		case res.err != nil:
-			d.anomaly("controller %d: unexpected error: %v", g.id, res.err)
+			d.anomaly(CheckUnexpected, "controller %d: unexpected error: %v", g.id, res.err)
 			return d.resync(g, wk)
 		}
 		return true
@@ -186,9 +210,12 @@ func (d *driver) learn(path string, exists bool, version int32, at int64) {
 		pl = &payload{}
 		d.payloads[path] = pl
 	}
-	isState := strings.HasSuffix(path, "/state")
-	if exists && !pl.exists && isState {
-		d.states = append(d.states, path)
+	if strings.HasSuffix(path, "/state") && exists != pl.exists {
+		if exists {
+			d.states = append(d.states, path)
+		} else {
+			d.states = slices.DeleteFunc(d.states, func(p string) bool { return p == path })
+		}
 	}
 	pl.exists, pl.version, pl.learned = exists, version, at
 }

@@ -1,0 +1,56 @@
+package torture
+
+import "fmt"
+
+// The checks an anomaly can come from, as named in Anomaly.Check.
+const (
+	// CheckLinearizable: the history of /migration and /controller_epoch,
+	// or of a payload znode, has no linearization: what the writer
+	// reported cannot be what ZooKeeper did.
+	CheckLinearizable = "linearizable"
+	// CheckLostWrite: ZooKeeper does not hold what a call said it wrote.
+	CheckLostWrite = "lost-write"
+	// CheckVersion: a call reported another version than ZooKeeper holds.
+	CheckVersion = "version"
+	// CheckFalseConflict: a conflict reported with no other writer in the
+	// way: a conflict reported for the writer's own write.
+	CheckFalseConflict = "false-conflict"
+	// CheckMissedConflict: a success although another writer's write
+	// landed in the way, or two writes that produced the same version.
+	CheckMissedConflict = "missed-conflict"
+	// CheckFenceAdopted: a writer holds a fence ZooKeeper does not hold for
+	// it: a claim that reported a /controller_epoch version another party
+	// produced, or a call that succeeded although its tenure ended before
+	// its acknowledgement arrived.
+	CheckFenceAdopted = "fence-adopted"
+	// CheckAfterTenure: a write accepted from a writer after its tenure
+	// ended (another party moved /controller_epoch before the call).
+	CheckAfterTenure = "write-after-tenure"
+	// CheckRetired: a fenced writer not retired, or not silent.
+	CheckRetired = "retired"
+	// CheckClaim: a claim with an outcome its situation rules out.
+	CheckClaim = "claim"
+	// CheckResults: an Apply call's results contradict its outcome.
+	CheckResults = "results"
+	// CheckStuck: a writer that cannot make progress.
+	CheckStuck = "stuck"
+	// CheckUnexpected: an error the situation does not explain.
+	CheckUnexpected = "unexpected-error"
+	// CheckHarness: the suite itself failed (a read, a kill, a restart).
+	CheckHarness = "harness"
+)
+
+// Anomaly is something a check found wrong.
+type Anomaly struct {
+	// Check names the check (one of the Check constants).
+	Check string
+	// Ops is how many library calls had been made when it was found;
+	// checks of the whole history run at the end.
+	Ops  int
+	Text string
+}
+
+// String formats the anomaly on one line (the text may hold more).
+func (a Anomaly) String() string {
+	return fmt.Sprintf("[%s after %d operations] %s", a.Check, a.Ops, a.Text)
+}

@@ -1,0 +1,109 @@
+package torture
+
+import (
+	"errors"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// claimFault disturbs a rival's claim: armed on the rival's dialer before
+// it claims, it acts on the claim's transaction.
+type claimFault struct {
+	kind   string
+	action zktest.Action
+	// interfere is what another party does when the fault acts.
+	interfere func() bool
+	// cancel ends the claim call once the fault acted, so that the next
+	// call judges the claim in doubt.
+	cancel bool
+	// refused says the claim must then fail with ErrFenced.
+	refused bool
+}
+
+// pickClaimFault draws the disturbance of kind for rival's claim.
+func (d *driver) pickClaimFault(kind string, rival *generation) claimFault {
+	switch kind {
+	case FaultClaimRace:
+		if d.rng.Float64() < 0.5 {
+			// Another controller with the same KRaft epoch claims first.
+			ctl := znode.Controller{Version: 2, BrokerID: foreignController, Timestamp: 1, KRaftControllerEpoch: rival.epoch}
+			return claimFault{kind: kind, action: zktest.DropRequest, refused: true,
+				interfere: func() bool { return d.foreignEpoch(kind, &ctl, false) }}
+		}
+		// The same controller id with a lower KRaft epoch claims first:
+		// the rival claims over it.
+		ctl := znode.Controller{Version: 2, BrokerID: rival.id, Timestamp: 1, KRaftControllerEpoch: rival.epoch - 1}
+		return claimFault{kind: kind, action: zktest.DropRequest,
+			interfere: func() bool { return d.foreignEpoch(kind, &ctl, false) }}
+	case FaultBrokerWins:
+		broker := znode.Controller{Version: 2, BrokerID: 1 + int32(d.rng.Intn(3)), Timestamp: 1, KRaftControllerEpoch: -1}
+		action := d.randomDrop()
+		return claimFault{kind: kind, action: action, cancel: action == zktest.DropReply && d.rng.Float64() < 0.5,
+			interfere: func() bool { return d.foreignEpoch(kind, &broker, false) }}
+	}
+	same := d.rng.Float64() < 0.5
+	return claimFault{kind: FaultClaimTenureEnds, action: zktest.DropReply, refused: true, cancel: d.rng.Float64() < 0.5,
+		interfere: func() bool { return d.foreignEpoch(FaultClaimTenureEnds, nil, same) }}
+}
+
+// armClaimFault arms cf on rival's dialer.
+func (d *driver) armClaimFault(rival *generation, cf claimFault) {
+	rival.faults.Arm(zktest.Fault{Action: cf.action, Op: zktest.OpMulti, Path: d.p("/controller"), Then: func() {
+		if !cf.interfere() {
+			return
+		}
+		if cf.refused {
+			rival.mustBeRefused.Store(true)
+		}
+		if cf.cancel {
+			rival.cancelClaim()
+		}
+	}})
+}
+
+// foreignEpoch moves /controller_epoch as another party would: with ctl,
+// in one transaction that also replaces /controller with ctl (an election,
+// a KRaft controller's or a ZooKeeper-mode broker's); without, alone, to
+// the next value, or with same to the value it holds (a write that moves
+// only the version). It reports whether the write landed.
+func (d *driver) foreignEpoch(kind string, ctl *znode.Controller, same bool) bool {
+	epochPath := d.p("/controller_epoch")
+	cur, ok := d.adminRead(epochPath, slotEpoch, migrationGroup)
+	if !ok || !cur.Exists {
+		return false
+	}
+	value, err := znode.DecodeControllerEpoch([]byte(cur.Data))
+	if err != nil {
+		d.anomaly(CheckHarness, "harness: %s: /controller_epoch holds %q: %v", kind, cur.Data, err)
+		return false
+	}
+	if !same {
+		value++
+	}
+	data := znode.EncodeControllerEpoch(value)
+	call := d.h.now()
+	err = d.electOrRaise(epochPath, data, cur.Version, ctl)
+	d.recordForeign(kind, epochPath, migrationGroup, slotEpoch, call, err,
+		cond{Kind: condVersion, Version: cur.Version}, effect{Data: string(data), Version: cur.Version + 1})
+	return err == nil
+}
+
+// electOrRaise sets /controller_epoch to data if at version, replacing
+// /controller with ctl in the same transaction when ctl is set.
+func (d *driver) electOrRaise(epochPath string, data []byte, version int32, ctl *znode.Controller) error {
+	set := &zk.SetDataRequest{Path: epochPath, Data: data, Version: version}
+	if ctl == nil {
+		_, err := d.admin.Multi(set)
+		return err
+	}
+	create := &zk.CreateRequest{Path: d.p("/controller"), Data: ctl.Encode(), Acl: zk.WorldACL(zk.PermAll)}
+	_, err := d.admin.Multi(set, &zk.DeleteRequest{Path: d.p("/controller"), Version: -1}, create)
+	if errors.Is(err, zk.ErrNoNode) {
+		// No /controller to replace; nothing of the transaction landed.
+		_, err = d.admin.Multi(set, create)
+	}
+	return err
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// mutant is one line of the code changed.
+type mutant struct {
+	name, file, from, to string
+}
+
+// kill is what running the torture suite against a mutant showed.
+type kill struct {
+	n      int
+	name   string
+	killed bool
+	check  string // the check of the first anomaly
+	seed   int64
+	ops    int // library calls made when the first anomaly was found
+	text   string
+	took   time.Duration
+}
+
+// line is the one-line summary of k printed as it is found.
+func (k kill) line() string {
+	if !k.killed {
+		return fmt.Sprintf("mutant %d SURVIVED (%v): %s", k.n, k.took.Round(time.Second), k.name)
+	}
+	text := k.text
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	if len(text) > 160 {
+		text = text[:160] + "..."
+	}
+	return fmt.Sprintf("mutant %d killed by %s, seed %d, after %d operations (%v): %s\n    %s", k.n, k.check, k.seed, k.ops, k.took.Round(time.Second), k.name, text)
+}
+
+// readList parses the list: blocks of "name:", "file:", "from:" and "to:"
+// lines separated by blank lines; "#" starts a comment line. The text of
+// from and to starts after the colon and one space, tabs kept.
+func readList(path string) ([]mutant, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var mutants []mutant
+	var cur mutant
+	flush := func() error {
+		if cur == (mutant{}) {
+			return nil
+		}
+		if cur.name == "" || cur.file == "" || cur.from == "" || cur.to == "" {
+			return fmt.Errorf("%s: incomplete mutant %+v", path, cur)
+		}
+		mutants = append(mutants, cur)
+		cur = mutant{}
+		return nil
+	}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if err := cur.add(sc.Text(), flush); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return mutants, flush()
+}
+
+// add takes one line of the list into m; a blank line ends m.
+func (m *mutant) add(line string, flush func() error) error {
+	if strings.TrimSpace(line) == "" {
+		return flush()
+	}
+	if strings.HasPrefix(line, "#") {
+		return nil
+	}
+	key, value, ok := strings.Cut(line, ":")
+	value = strings.TrimPrefix(value, " ")
+	switch {
+	case !ok:
+		return fmt.Errorf("line %q: want key: value", line)
+	case key == "name":
+		m.name = value
+	case key == "file":
+		m.file = value
+	case key == "from":
+		m.from = value
+	case key == "to":
+		m.to = strings.TrimLeft(value, " ")
+	default:
+		return fmt.Errorf("line %q: unknown key %q", line, key)
+	}
+	return nil
+}
+
+// checkAll makes sure every mutant's line occurs exactly once in its file,
+// and that no two mutants are the same.
+func checkAll(mutants []mutant) error {
+	seen := map[string]bool{}
+	for i, m := range mutants {
+		data, err := os.ReadFile(m.file)
+		if err != nil {
+			return fmt.Errorf("mutant %d (%s): %w", i+1, m.name, err)
+		}
+		if n := bytes.Count(data, []byte(m.from+"\n")); n != 1 {
+			return fmt.Errorf("mutant %d (%s): %s holds its line %d times, want once: %q", i+1, m.name, m.file, n, m.from)
+		}
+		key := m.file + "\x00" + m.from + "\x00" + m.to
+		if seen[key] {
+			return fmt.Errorf("mutant %d (%s) repeats an earlier one", i+1, m.name)
+		}
+		seen[key] = true
+	}
+	return nil
+}
+
+// The file a mutant changed, and its content before, while the mutant is
+// applied.
+var (
+	currentMu   sync.Mutex
+	currentFile string
+	currentData []byte
+)
+
+// apply writes the mutant into its file.
+func (m mutant) apply() error {
+	data, err := os.ReadFile(m.file)
+	if err != nil {
+		return err
+	}
+	currentMu.Lock()
+	currentFile, currentData = m.file, data
+	currentMu.Unlock()
+	mutated := bytes.Replace(data, []byte(m.from+"\n"), []byte(m.to+"\n"), 1)
+	return os.WriteFile(m.file, mutated, 0o644)
+}
+
+// restoreCurrent puts back the file of the mutant applied, if any.
+func restoreCurrent() {
+	currentMu.Lock()
+	defer currentMu.Unlock()
+	if currentFile != "" {
+		_ = os.WriteFile(currentFile, currentData, 0o644)
+		currentFile, currentData = "", nil
+	}
+}
+
+// hunt applies m and runs the torture short form with each seed from
+// first to last until one kills it.
+func (m mutant) hunt(first, last int64) (kill, error) {
+	start := time.Now()
+	k := kill{name: m.name}
+	if err := m.apply(); err != nil {
+		return k, err
+	}
+	defer restoreCurrent()
+	if out, err := exec.Command("go", "build", "./migrationzk/...").CombinedOutput(); err != nil {
+		return k, fmt.Errorf("does not compile:\n%s", out)
+	}
+	for seed := first; seed <= last; seed++ {
+		report, err := torture(seed)
+		if err != nil {
+			return k, err
+		}
+		if len(report.Anomalies) > 0 {
+			a := report.Anomalies[0]
+			k.killed, k.check, k.seed, k.ops, k.text = true, a.Check, seed, a.Ops, a.Text
+			break
+		}
+	}
+	k.took = time.Since(start)
+	return k, nil
+}
+
+// report is the part of the torture report the table needs.
+type report struct {
+	Ops       int
+	Anomalies []struct {
+		Check string
+		Ops   int
+		Text  string
+	}
+}
+
+// torture runs the torture short form alone with seed, stopping at the
+// first anomaly, and returns its report.
+func torture(seed int64) (report, error) {
+	dir, err := os.MkdirTemp("", "mutants")
+	if err != nil {
+		return report{}, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "report.json")
+	cmd := exec.Command("go", "test", "-count=1", "-timeout", "20m", "-run", "^TestTorture$", "./internal/torture")
+	cmd.Env = append(os.Environ(), "ZKWRITER_REQUIRE_ZK=1", "TORTURE_STOP_AT_FIRST=1",
+		fmt.Sprintf("TORTURE_SEED=%d", seed), "TORTURE_REPORT="+file)
+	out, runErr := cmd.CombinedOutput()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return report{}, fmt.Errorf("seed %d: no report (%v):\n%s", seed, runErr, tail(out))
+	}
+	var r report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return report{}, fmt.Errorf("seed %d: report: %w", seed, err)
+	}
+	var exitErr *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &exitErr) {
+		return report{}, fmt.Errorf("seed %d: %w", seed, runErr)
+	}
+	return r, nil
+}
+
+// tail returns the last lines of out.
+func tail(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.Join(lines[max(0, len(lines)-30):], "\n")
+}
