@@ -165,16 +165,21 @@ func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, 
 	switch {
 	case o.err == nil:
 		// The call's own transaction moved /migration by one; when a copy
-		// of it (this call's or an earlier one's) had landed and left ops
-		// to send, by two, from that copy's content.
+		// of it (this call's or, retried, its first attempt's) had landed
+		// and left ops to send, by two.
 		from := cond{Slot: slotMigration, Kind: condVersion, Version: out.MigrationZkVersion - 1}
 		switch out.MigrationZkVersion - s.MigrationZkVersion {
 		case 1:
 		case 2:
-			from = cond{Slot: slotMigration, Kind: condVersionData, Version: out.MigrationZkVersion - 1, Data: data}
-			d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepMaybe,
+			// That copy is ours: it wrote our content at the version after
+			// the one the call was given.
+			from = cond{Slot: slotMigration, Kind: condVersion, Version: out.MigrationZkVersion - 1}
+			first := desc + " first copy"
+			d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite,
 				Conds:   []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion}, epochCond},
-				Effects: []effect{{Slot: slotMigration, Data: data, Version: -1}}, Desc: desc + " first copy"}})
+				Effects: []effect{{Slot: slotMigration, Data: data, Version: s.MigrationZkVersion + 1}}, Desc: first}})
+			d.h.addSuccess(success{Path: d.p("/migration"), Version: s.MigrationZkVersion + 1, Learned: g.learned,
+				At: span{call, ret}, Client: g.client(), What: first})
 		default:
 			d.anomaly(CheckVersion, "%s: /migration version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
 		}
