@@ -2,9 +2,9 @@
 // formats and escapes, for the differential tests of the packages that
 // reproduce it.
 //
-// Run starts Gen.java (embedded here, run by the java source launcher) once
+// Ask starts Gen.java (embedded here, run by the java source launcher) once
 // for a whole batch of questions, since a JVM takes about a second to
-// start. When java or the Jackson jars are missing the test is skipped,
+// start. Gen.java needs a JDK, not only a JRE. When java or the Jackson jars are missing the test is skipped,
 // unless ZKWRITER_REQUIRE_JDK=1, which makes it fail instead: make test
 // installs both and sets it.
 package jdktest
@@ -110,6 +110,9 @@ func locate(t testing.TB) (string, string) {
 	java, err := exec.LookPath("java")
 	if err != nil {
 		missing("no java on PATH")
+	}
+	if _, err := exec.LookPath("javac"); err != nil {
+		missing("no javac on PATH: the java source launcher needs a JDK, not a JRE")
 	}
 	dir := os.Getenv(EnvJars)
 	if dir == "" {
