@@ -5,11 +5,11 @@
 // included, so that a write by this package cannot be told apart from one
 // by Kafka. The one exception is the order of the entries of an ACL znode,
 // which Kafka takes from identity hash codes of its JVM and which ACLs
-// therefore writes sorted. Decoders are strict: they accept any key order, extra keys and
-// insignificant whitespace, as Kafka does, but refuse unknown versions,
-// missing fields, wrongly typed values and numbers that do not fit their
-// field, rather than guess. Every decoder reports failures as a
-// *DecodeError.
+// therefore writes sorted. Decoders are strict: they accept any key order,
+// extra keys and insignificant whitespace, as Kafka does, but refuse
+// unknown versions, missing fields, wrongly typed values and numbers that
+// do not fit their field, rather than guess. Every decoder reports
+// failures as a *DecodeError.
 package znode
 
 import "strconv"
