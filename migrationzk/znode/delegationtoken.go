@@ -2,6 +2,7 @@ package znode
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,14 +92,14 @@ func (t DelegationToken) AppendEncode(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(appendSanitizedPrincipal(append(dst, '"'), r), '"')
+		dst = append(append(append(dst, '"'), Sanitize(r)...), '"')
 	}
 	dst = append(dst, `],"tokenRequester":"`...)
-	dst = appendSanitizedPrincipal(dst, t.TokenRequester)
+	dst = append(dst, Sanitize(t.TokenRequester)...)
 	dst = append(dst, `","tokenId":`...)
 	dst = appendString(dst, t.TokenID)
 	dst = append(dst, `,"owner":"`...)
-	dst = appendSanitizedPrincipal(dst, t.Owner)
+	dst = append(dst, Sanitize(t.Owner)...)
 	dst = append(dst, `","expiryTimestamp":`...)
 	dst = strconv.AppendInt(dst, t.ExpiryTimestamp, 10)
 	dst = append(dst, `,"maxTimestamp":`...)
@@ -208,9 +209,14 @@ func (o *object) parsePrincipal(field string, raw []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, problem := desanitizePrincipal(s)
-	if problem != "" {
-		return "", o.fail(field, ErrWrongType, "principal "+strconv.Quote(shorten(s))+": "+problem)
+	p, err := Desanitize(s)
+	if err != nil {
+		var de *DecodeError
+		detail := err.Error()
+		if errors.As(err, &de) {
+			detail = de.Detail
+		}
+		return "", o.fail(field, ErrWrongType, "principal "+strconv.Quote(shorten(s))+": "+detail)
 	}
 	if !strings.Contains(p, ":") {
 		return "", o.fail(field, ErrWrongType, "principal "+strconv.Quote(shorten(p))+" is not of the form Type:name")

@@ -42,20 +42,20 @@ func TestSanitizePrincipal(t *testing.T) {
 		{"😀", "%F0%9F%98%80"},
 		{"\x00\n\x7f", "%00%0A%7F"},
 	} {
-		if got := sanitizePrincipal(tt.raw); got != tt.sanitized {
-			t.Errorf("sanitizePrincipal(%q) = %q, want %q", tt.raw, got, tt.sanitized)
+		if got := Sanitize(tt.raw); got != tt.sanitized {
+			t.Errorf("Sanitize(%q) = %q, want %q", tt.raw, got, tt.sanitized)
 		}
-		if got, problem := desanitizePrincipal(tt.sanitized); problem != "" || got != tt.raw {
-			t.Errorf("desanitizePrincipal(%q) = %q, %q; want %q", tt.sanitized, got, problem, tt.raw)
+		if got, problem := desanitizeProblem(tt.sanitized); problem != "" || got != tt.raw {
+			t.Errorf("desanitizeProblem(%q) = %q, %q; want %q", tt.sanitized, got, problem, tt.raw)
 		}
 	}
 	// A Java string cannot hold invalid UTF-8: an invalid byte is U+FFFD.
-	if got := sanitizePrincipal("a\xffb"); got != "a%EF%BF%BDb" {
+	if got := Sanitize("a\xffb"); got != "a%EF%BF%BDb" {
 		t.Errorf("sanitizePrincipal of invalid UTF-8 = %q", got)
 	}
 }
 
-func TestDesanitizePrincipal(t *testing.T) {
+func TestDeSanitize(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		// What URLDecoder accepts beyond Sanitizer's output.
 		{"User:alice", "User:alice"},
@@ -65,13 +65,13 @@ func TestDesanitizePrincipal(t *testing.T) {
 		{"é", "é"},
 		{"%e4%B8%ad", "中"},
 	} {
-		if got, problem := desanitizePrincipal(tt.in); problem != "" || got != tt.want {
-			t.Errorf("desanitizePrincipal(%q) = %q, %q; want %q", tt.in, got, problem, tt.want)
+		if got, problem := desanitizeProblem(tt.in); problem != "" || got != tt.want {
+			t.Errorf("desanitizeProblem(%q) = %q, %q; want %q", tt.in, got, problem, tt.want)
 		}
 	}
 	for _, in := range []string{"%", "a%", "a%3", "%G0", "%0G", "%-1", "%+F", "% 1", "%FF", "%C3", "%C3%28", "%ED%A0%80"} {
-		if got, problem := desanitizePrincipal(in); problem == "" || got != "" {
-			t.Errorf("desanitizePrincipal(%q) = %q, %q; want a problem", in, got, problem)
+		if got, problem := desanitizeProblem(in); problem == "" || got != "" {
+			t.Errorf("desanitizeProblem(%q) = %q, %q; want a problem", in, got, problem)
 		}
 	}
 }
@@ -252,7 +252,7 @@ func TestDecodeDelegationTokenBad(t *testing.T) {
 
 func TestDecodeDelegationTokenErrorMessage(t *testing.T) {
 	_, err := DecodeDelegationToken(replace(t, goldenToken, `"renewers":["User%3Abob"]`, `"renewers":["User%3Abob","bob%2"]`))
-	want := `decode /delegation_token/tokens/<tokenId>: field "renewers": wrong type: element 1: principal "bob%2": incomplete escape at byte 3 (data: `
+	want := `decode /delegation_token/tokens/<tokenId>: field "renewers": wrong type: element 1: principal "bob%2": incomplete escape at the end (data: `
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error =\n%v\nwant\n%s...", err, want)
 	}
@@ -325,19 +325,34 @@ func FuzzSanitizePrincipal(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		sanitized := sanitizePrincipal(s)
+		sanitized := Sanitize(s)
 		for i := 0; i < len(sanitized); i++ {
 			if c := sanitized[i]; !keptBySanitizer(c) && c != '%' {
-				t.Fatalf("sanitizePrincipal(%q) = %q holds %q", s, sanitized, c)
+				t.Fatalf("Sanitize(%q) = %q holds %q", s, sanitized, c)
 			}
 		}
-		back, problem := desanitizePrincipal(sanitized)
+		back, problem := desanitizeProblem(sanitized)
 		if utf8.ValidString(s) && (problem != "" || back != s) {
-			t.Fatalf("desanitizePrincipal(sanitizePrincipal(%q)) = %q, %q", s, back, problem)
+			t.Fatalf("desanitizeProblem(Sanitize(%q)) = %q, %q", s, back, problem)
 		}
 		// Whatever desanitizes is valid UTF-8.
-		if d, problem := desanitizePrincipal(s); problem == "" && !utf8.ValidString(d) {
-			t.Fatalf("desanitizePrincipal(%q) = %q, invalid UTF-8", s, d)
+		if d, problem := desanitizeProblem(s); problem == "" && !utf8.ValidString(d) {
+			t.Fatalf("desanitizeProblem(%q) = %q, invalid UTF-8", s, d)
 		}
 	})
+}
+
+// desanitizeProblem is Desanitize with its error as text, "" for none.
+func desanitizeProblem(s string) (string, string) {
+	d, err := Desanitize(s)
+	if err != nil {
+		return "", err.Error()
+	}
+	return d, ""
+}
+
+// keptBySanitizer reports whether Kafka's Sanitizer.sanitize keeps the
+// ASCII character c as it is.
+func keptBySanitizer(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_'
 }
