@@ -1,5 +1,6 @@
-# make test   prepares ZooKeeper, then vets and runs every test with the race
-#             detector against real servers, and runs each fuzz target briefly.
+# make test   prepares ZooKeeper and a JDK with Jackson, then vets and runs
+#             every test with the race detector against real servers and the
+#             real JDK, and runs each fuzz target briefly.
 # make demo   the lost-acknowledgement demo (examples/lostack).
 # Also:
 # make torture    the long form of the torture suite: 100,000 operations under
@@ -12,16 +13,19 @@
 GO ?= go
 FUZZTIME ?= 20000x
 
-.PHONY: test demo dualwrite zookeeper vet fuzz bench torture
+.PHONY: test demo dualwrite zookeeper jdk vet fuzz bench torture
 
 zookeeper:
 	@./scripts/prepare-zookeeper.sh
 
+jdk:
+	@./scripts/prepare-jdk.sh
+
 vet:
 	$(GO) vet ./...
 
-test: zookeeper vet
-	ZKWRITER_REQUIRE_ZK=1 $(GO) test -race -timeout 30m ./...
+test: zookeeper jdk vet
+	ZKWRITER_REQUIRE_ZK=1 ZKWRITER_REQUIRE_JDK=1 $(GO) test -race -timeout 30m ./...
 	./scripts/fuzz.sh $(FUZZTIME)
 
 fuzz:

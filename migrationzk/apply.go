@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -40,6 +41,24 @@ import (
 // result has a non-nil Err other than an *OpError, in order. An empty batch
 // writes nothing and returns s.
 func (w *Writer) Apply(ctx context.Context, s State, ops ...Op) (State, []OpResult, error) {
+	return w.apply(ctx, s, false, ops)
+}
+
+// ApplyAtomic writes a batch as Apply does, but each of its transactions
+// lands whole or not at all: an op that ZooKeeper refuses on its own
+// account fails its transaction, and the call returns the *OpError
+// (matching ErrConflict), with the op's result holding it and the other
+// ops of that transaction ErrNotApplied. A batch that fits one transaction
+// thus lands whole or not at all; one that the size limit splits moves the
+// checkpoint only with its last transaction, so a batch stopped partway is
+// replayed from what ZooKeeper holds, never skipped. Callers that build
+// their ops from what they read (like package dualwrite) read again and
+// try anew.
+func (w *Writer) ApplyAtomic(ctx context.Context, s State, ops ...Op) (State, []OpResult, error) {
+	return w.apply(ctx, s, true, ops)
+}
+
+func (w *Writer) apply(ctx context.Context, s State, atomic bool, ops []Op) (State, []OpResult, error) {
 	start := time.Now()
 	results := notApplied(ops)
 	if err := w.begin(); err != nil {
@@ -52,7 +71,7 @@ func (w *Writer) Apply(ctx context.Context, s State, ops ...Op) (State, []OpResu
 		return s, results, nil
 	}
 	b := &batch{w: w, exec: &w.exec, migrationPath: w.migrationPath, epochPath: w.epochPath,
-		s: s, results: results, version: s.MigrationZkVersion}
+		s: s, atomic: atomic, results: results, version: s.MigrationZkVersion}
 	st, v, err := b.apply(ctx, ops)
 	w.finish(start, "apply", w.migrationPath, s.MigrationZkVersion, st.MigrationZkVersion, v, err)
 	return st, b.results, err
@@ -66,8 +85,10 @@ type batch struct {
 	// The paths of /migration and /controller_epoch under the root.
 	migrationPath, epochPath string
 	s                        State
-	plan                     *plan
-	results                  []OpResult
+	// atomic makes a refused op fail its transaction (ApplyAtomic).
+	atomic  bool
+	plan    *plan
+	results []OpResult
 
 	version   int32  // /migration version the next transaction expects
 	held      []byte // /migration content at version, once the batch moved it
@@ -221,7 +242,7 @@ func (a *attempt) prepare() {
 		op, path := b.plan.ops[i], b.plan.paths[i]
 		switch op.kind {
 		case kindCreate:
-			a.reqs = append(a.reqs, &zk.CreateRequest{Path: path, Data: op.data, Acl: b.exec.opts.acl})
+			a.reqs = append(a.reqs, &zk.CreateRequest{Path: path, Data: op.data, Acl: b.exec.opts.aclFor(path), Flags: op.flags()})
 		case kindSetData:
 			a.reqs = append(a.reqs, &zk.SetDataRequest{Path: path, Data: op.data, Version: op.version})
 		case kindDelete:
@@ -242,7 +263,8 @@ func (a *attempt) landed(v verdict) {
 	b := a.b
 	if v == verdictAcked {
 		for j, i := range a.ops {
-			b.applied(i, a.res[firstOpIndex+j].Stat, false)
+			res := a.res[firstOpIndex+j]
+			b.applied(i, res.Stat, res.String, false)
 		}
 		st := a.res[migrationIndex].Stat
 		b.version, b.mtime = st.Version, st.Mtime
@@ -269,8 +291,9 @@ func (a *attempt) stopped(err error) {
 	}
 }
 
-// applied records op i as applied; st is its znode's Stat if known.
-func (b *batch) applied(i int, st *zk.Stat, recovered bool) {
+// applied records op i as applied; st is its znode's Stat if known, and
+// created the full path ZooKeeper gave a sequential create.
+func (b *batch) applied(i int, st *zk.Stat, created string, recovered bool) {
 	op := b.plan.ops[i]
 	v := int32(-1)
 	switch {
@@ -281,7 +304,11 @@ func (b *batch) applied(i int, st *zk.Stat, recovered bool) {
 	case op.kind == kindSetData && op.version >= 0:
 		v = op.version + 1
 	}
-	b.results[i] = OpResult{Op: op, Version: v, Recovered: recovered}
+	path := op.knownPath()
+	if op.sequential && created != "" {
+		path = strings.TrimPrefix(created, b.exec.opts.root)
+	}
+	b.results[i] = OpResult{Op: op, Version: v, Path: path, Recovered: recovered}
 }
 
 // verify settles a rejected request by the rules of landed.go. If it did
@@ -314,8 +341,13 @@ func (a *attempt) judge(ctx context.Context, r *retrier) (verdict, error) {
 // refused on its own account, and leaves the others to send again.
 func (a *attempt) refuse(ctx context.Context, k int, opErr error) (verdict, error) {
 	b := a.b
-	i := a.pacer.refuse(k)
-	b.results[i] = OpResult{Op: b.plan.ops[i], Err: &OpError{Index: i, Op: b.plan.ops[i], Err: opErr}, Version: -1}
+	i := a.ops[k]
+	refused := &OpError{Index: i, Op: b.plan.ops[i], Err: opErr}
+	b.results[i] = OpResult{Op: b.plan.ops[i], Err: refused, Version: -1, Path: b.plan.ops[i].knownPath()}
+	if b.atomic {
+		return verdictNotLanded, refused
+	}
+	a.pacer.refuse(k)
 	b.exec.opts.logger.Warn("op refused; sending the rest of its transaction without it",
 		"path", b.plan.paths[i], "op", b.plan.ops[i].kind.String(), "error", opErr, "outcome", "op_failed")
 	if a.pacer.window > 0 && b.plan.prev == nil {
@@ -362,36 +394,66 @@ func (a *attempt) settleByOps(ctx context.Context, cur znodeState) (verdict, err
 // transaction at zxid held, recording those as applied; held is aligned
 // with ops.
 func (b *batch) heldByTransaction(ctx context.Context, ops []int, zxid int64) (held []bool, ours bool, err error) {
-	// Judge each path by the last op on it in the request.
-	lastOp := map[string]int{}
-	for _, i := range ops {
-		lastOp[b.plan.paths[i]] = i
-	}
-	paths := make([]string, 0, len(lastOp))
-	for path := range lastOp {
-		paths = append(paths, path)
-	}
-	cur, err := b.exec.getAll(ctx, paths)
+	cur, err := b.readOpZnodes(ctx, ops, zxid)
 	if err != nil {
 		return nil, false, err
 	}
-	byPath := make(map[string]znodeState, len(paths))
-	for k, path := range paths {
-		byPath[path] = cur[k]
-	}
 	ev := make([]evidence, len(ops))
 	for j, i := range ops {
-		path := b.plan.paths[i]
-		ev[j] = opEvidence(b.plan.ops[lastOp[path]], byPath[path], zxid)
+		ev[j] = opEvidence(b.plan.ops[i], cur[j].znodeState, zxid)
 	}
 	if held, ours = heldOps(ev); ours {
 		for j, i := range ops {
 			if held[j] {
-				b.applied(i, &zk.Stat{Version: heldVersion(b.plan.ops[i], byPath[b.plan.paths[i]], ev[j])}, true)
+				b.applied(i, &zk.Stat{Version: heldVersion(b.plan.ops[i], cur[j].znodeState, ev[j])}, cur[j].path, true)
 			}
 		}
 	}
 	return held, ours, nil
+}
+
+// opZnode is the znode an op of a request wrote or would write, as read:
+// for a sequential create, the child the transaction at zxid created with
+// the op's prefix and bytes, if any.
+type opZnode struct {
+	znodeState
+	path string // full path
+}
+
+// readOpZnodes reads the znode of each op (aligned with ops), judging
+// each path by the last op on it in the request.
+func (b *batch) readOpZnodes(ctx context.Context, ops []int, zxid int64) ([]opZnode, error) {
+	lastOp := map[string]int{}
+	var paths []string
+	for _, i := range ops {
+		if !b.plan.ops[i].sequential {
+			if _, seen := lastOp[b.plan.paths[i]]; !seen {
+				paths = append(paths, b.plan.paths[i])
+			}
+			lastOp[b.plan.paths[i]] = i
+		}
+	}
+	read, err := b.exec.getAll(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	byPath := make(map[string]znodeState, len(paths))
+	for k, p := range paths {
+		byPath[p] = read[k]
+	}
+	created, err := b.sequentialCreated(ctx, ops, zxid)
+	if err != nil {
+		return nil, err
+	}
+	cur := make([]opZnode, len(ops))
+	for j, i := range ops {
+		if found, ok := created[i]; ok {
+			cur[j] = found
+		} else {
+			cur[j] = opZnode{znodeState: byPath[b.plan.paths[i]], path: b.plan.paths[i]}
+		}
+	}
+	return cur, nil
 }
 
 // heldVersion is the version op left its znode at, cur now, in a

@@ -135,7 +135,7 @@ func (w *Writer) sendClaim(ctx context.Context, r *retrier, c claim, h holder) (
 	if h.controller.exists {
 		reqs = append(reqs, &zk.DeleteRequest{Path: w.controllerPath, Version: h.controller.version})
 	}
-	reqs = append(reqs, &zk.CreateRequest{Path: w.controllerPath, Data: reg.Encode(), Acl: w.exec.opts.acl})
+	reqs = append(reqs, &zk.CreateRequest{Path: w.controllerPath, Data: reg.Encode(), Acl: w.exec.opts.aclFor(w.controllerPath)})
 	var version int32
 	v, err := w.exec.run(ctx, r, write{
 		path:     w.epochPath,

@@ -17,6 +17,7 @@ type Conn interface {
 	Set(path string, data []byte, version int32) (*zk.Stat, error)
 	Create(path string, data []byte, flags int32, acl []zk.ACL) (string, error)
 	Multi(ops ...interface{}) ([]zk.MultiResponse, error)
+	Children(path string) ([]string, *zk.Stat, error)
 	Sync(path string) (string, error)
 	State() zk.State
 }

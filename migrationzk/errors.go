@@ -125,6 +125,10 @@ func (e *OpError) Error() string {
 // Unwrap returns ZooKeeper's error.
 func (e *OpError) Unwrap() error { return e.Err }
 
+// Is makes errors.Is(err, ErrConflict) hold: ZooKeeper refused the op
+// because its znode is not as the op expects.
+func (e *OpError) Is(target error) bool { return target == ErrConflict }
+
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
 }

@@ -75,20 +75,31 @@ const maxReadsInFlight = 64
 // missing znode is not an error.
 func (e *executor) getAll(ctx context.Context, paths []string) ([]znodeState, error) {
 	cur := make([]znodeState, len(paths))
-	errs := make([]error, len(paths))
+	err := inParallel(len(paths), func(i int) error {
+		// Each read retries on its own: a retrier paces one call.
+		var err error
+		cur[i], err = e.get(ctx, e.retrier(), paths[i])
+		return err
+	})
+	return cur, err
+}
+
+// inParallel runs fn(0) to fn(n-1), maxReadsInFlight at a time, and
+// returns their errors joined.
+func inParallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
 	sem := make(chan struct{}, maxReadsInFlight)
 	var wg sync.WaitGroup
-	for i, p := range paths {
+	for i := 0; i < n; i++ {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			// Each read retries on its own: a retrier paces one call.
-			cur[i], errs[i] = e.get(ctx, e.retrier(), p)
+			errs[i] = fn(i)
 		}()
 	}
 	wg.Wait()
-	return cur, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // sync makes the server this client talks to catch up with the leader, so

@@ -89,7 +89,7 @@ func (w *Writer) createInitial(ctx context.Context, r *retrier, initial State, d
 }
 
 func (w *Writer) checkCreateSize(path string, data []byte) error {
-	if size := wire.CreateSize(path, data, w.exec.opts.acl); size > w.exec.opts.maxRequestBytes {
+	if size := wire.CreateSize(path, data, w.exec.opts.aclFor(path)); size > w.exec.opts.maxRequestBytes {
 		return fmt.Errorf("%w: creating %s takes %d bytes, limit %d", ErrTooLarge, path, size, w.exec.opts.maxRequestBytes)
 	}
 	return nil
@@ -107,7 +107,7 @@ func (w *Writer) create(ctx context.Context, r *retrier, path string, data []byt
 		path:     path,
 		expected: -1,
 		send: func() error {
-			_, err := w.exec.conn.Create(path, data, 0, w.exec.opts.acl)
+			_, err := w.exec.conn.Create(path, data, 0, w.exec.opts.aclFor(path))
 			return err
 		},
 		verify: func(ctx context.Context, r *retrier, rejection error, resent bool) (verdict, error) {

@@ -3,6 +3,8 @@ package migrationzk
 import (
 	"errors"
 
+	"github.com/go-zookeeper/zk"
+
 	"go.uber.org/multierr"
 )
 
@@ -29,15 +31,31 @@ func (k opKind) String() string {
 // Op is one write of a dual-write batch. Make it with Create, SetData or
 // Delete; paths are relative to the Writer's root.
 type Op struct {
-	kind    opKind
-	path    string
-	data    []byte
-	version int32
+	kind opKind
+	// sequential makes a create persistent sequential: path is then the
+	// prefix of the name ZooKeeper gives the znode.
+	sequential bool
+	path       string
+	data       []byte
+	version    int32
 }
 
 // Create creates a persistent znode at path holding data (nil for null data).
 func Create(path string, data []byte) Op {
 	return Op{kind: kindCreate, path: path, data: data, version: -1}
+}
+
+// CreateSequential creates a persistent sequential znode holding data, as
+// Kafka creates its change notifications: ZooKeeper names it prefix
+// followed by its parent's child counter, zero-padded to ten digits
+// (/config/changes/config_change_0000000042). Its OpResult.Path reports
+// that name, also after a lost acknowledgement: every op of a transaction
+// shares one zxid, so the znode is the child of the prefix's parent that
+// the transaction proving the batch created. Inside a batch's fenced
+// transaction a notification exists exactly once, and only if its change
+// landed.
+func CreateSequential(prefix string, data []byte) Op {
+	return Op{kind: kindCreate, sequential: true, path: prefix, data: data, version: -1}
 }
 
 // SetData sets the data of the znode at path, if it is at version (-1 for
@@ -51,8 +69,12 @@ func Delete(path string, version int32) Op {
 	return Op{kind: kindDelete, path: path, version: version}
 }
 
-// Path returns the op's path, relative to the Writer's root.
+// Path returns the op's path, relative to the Writer's root: for
+// CreateSequential, the prefix of the name ZooKeeper gives.
 func (o Op) Path() string { return o.path }
+
+// Sequential reports whether the op is a CreateSequential.
+func (o Op) Sequential() bool { return o.sequential }
 
 // Data returns the data the op writes.
 func (o Op) Data() []byte { return o.data }
@@ -60,8 +82,14 @@ func (o Op) Data() []byte { return o.data }
 // Version returns the version the op is conditioned on, -1 for none.
 func (o Op) Version() int32 { return o.version }
 
-// String describes the op, such as "create /brokers/topics/foo".
-func (o Op) String() string { return o.kind.String() + " " + o.path }
+// String describes the op, such as "create /brokers/topics/foo" or
+// "create sequential /config/changes/config_change_".
+func (o Op) String() string {
+	if o.sequential {
+		return "create sequential " + o.path
+	}
+	return o.kind.String() + " " + o.path
+}
 
 // OpResult is the fate of one op of an Apply call.
 type OpResult struct {
@@ -78,9 +106,30 @@ type OpResult struct {
 	// Version is the znode's version after the op: the new version after
 	// SetData, 0 after Create, -1 after Delete or when not known.
 	Version int32
+	// Path is the path, relative to the Writer's root, of the znode the op
+	// wrote: Op.Path, or for CreateSequential the name ZooKeeper gave it
+	// ("" until it is known).
+	Path string
 	// Recovered is set when the op's transaction lost its acknowledgement
 	// and a reread proved it had landed.
 	Recovered bool
+}
+
+// flags are the create flags of the op.
+func (o Op) flags() int32 {
+	if o.sequential {
+		return zk.FlagSequence
+	}
+	return 0
+}
+
+// knownPath is the path of the znode op writes, if known before it is
+// applied.
+func (o Op) knownPath() string {
+	if o.sequential {
+		return ""
+	}
+	return o.path
 }
 
 // notApplied returns one result per op, each ErrNotApplied (nil for no op).
@@ -90,7 +139,7 @@ func notApplied(ops []Op) []OpResult {
 	}
 	results := make([]OpResult, len(ops))
 	for i, op := range ops {
-		results[i] = OpResult{Op: op, Err: ErrNotApplied, Version: -1}
+		results[i] = OpResult{Op: op, Err: ErrNotApplied, Version: -1, Path: op.knownPath()}
 	}
 	return results
 }

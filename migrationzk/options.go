@@ -25,17 +25,20 @@ type options struct {
 	logger          *slog.Logger
 	root            string
 	maxRequestBytes int
-	acl             []zk.ACL
-	now             func() time.Time
+	// aclPolicy gives the ACL of a znode created at a path relative to
+	// the root.
+	aclPolicy func(path string) []zk.ACL
+	now       func() time.Time
 	err             error // the first invalid option
 }
 
 func defaultOptions() options {
+	world := zk.WorldACL(zk.PermAll)
 	return options{
 		newBackOff:      defaultBackOff,
 		logger:          slog.New(discardHandler{}),
 		maxRequestBytes: DefaultMaxRequestBytes,
-		acl:             zk.WorldACL(zk.PermAll),
+		aclPolicy:       func(string) []zk.ACL { return world },
 		now:             time.Now,
 	}
 }
@@ -124,7 +127,7 @@ func WithMaxRequestBytes(n int) Option {
 	}
 }
 
-// WithACL sets the ACL of the znodes the Writer creates. The default is
+// WithACL sets the ACL of every znode the Writer creates. The default is
 // zk.WorldACL(zk.PermAll), as Kafka uses without zookeeper.set.acl.
 func WithACL(acl []zk.ACL) Option {
 	return func(o *options) {
@@ -132,8 +135,19 @@ func WithACL(acl []zk.ACL) Option {
 			o.err = invalidf("WithACL: empty ACL")
 			return
 		}
-		o.acl = append([]zk.ACL(nil), acl...)
+		acl := append([]zk.ACL(nil), acl...)
+		o.aclPolicy = func(string) []zk.ACL { return acl }
 	}
+}
+
+// aclFor returns the ACL of a znode created at full, a path under the
+// root: the policy's answer for the path relative to the root.
+func (o options) aclFor(full string) []zk.ACL {
+	rel := strings.TrimPrefix(full, o.root)
+	if rel == "" {
+		rel = "/"
+	}
+	return o.aclPolicy(rel)
 }
 
 // validatePath applies ZooKeeper's rules for a znode path: absolute, no

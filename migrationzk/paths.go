@@ -65,7 +65,7 @@ func (w *Writer) ensure(ctx context.Context, r *retrier, path string) error {
 		path:     path,
 		expected: -1,
 		send: func() error {
-			_, err := w.exec.conn.Create(path, nil, 0, w.exec.opts.acl)
+			_, err := w.exec.conn.Create(path, nil, 0, w.exec.opts.aclFor(path))
 			return err
 		},
 		verify: func(_ context.Context, _ *retrier, rejection error, _ bool) (verdict, error) {

@@ -45,7 +45,7 @@ func (w *Writer) newPlan(ops []Op, final []byte) (*plan, int, error) {
 func (w *Writer) opSize(op Op, path string) int {
 	switch op.kind {
 	case kindCreate:
-		return wire.CreateOpSize(path, op.data, w.exec.opts.acl)
+		return wire.CreateOpSize(path, op.data, w.exec.opts.aclFor(path))
 	case kindSetData:
 		return wire.SetDataOpSize(path, op.data)
 	}

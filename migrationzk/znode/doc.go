@@ -3,11 +3,13 @@
 //
 // Encoders produce bytes identical to Kafka's own encoder, key order
 // included, so that a write by this package cannot be told apart from one
-// by Kafka. Decoders are strict: they accept any key order, extra keys and
-// insignificant whitespace, as Kafka does, but refuse unknown versions,
-// missing fields, wrongly typed values and numbers that do not fit their
-// field, rather than guess. Every decoder reports failures as a
-// *DecodeError.
+// by Kafka. The one exception is the order of the entries of an ACL znode,
+// which Kafka takes from identity hash codes of its JVM and which ACLs
+// therefore writes sorted. Decoders are strict: they accept any key order,
+// extra keys and insignificant whitespace, as Kafka does, but refuse
+// unknown versions, missing fields, wrongly typed values and numbers that
+// do not fit their field, rather than guess. Every decoder reports
+// failures as a *DecodeError.
 package znode
 
 import "strconv"

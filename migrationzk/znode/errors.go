@@ -17,6 +17,10 @@ var (
 	ErrWrongType      = errors.New("wrong type")
 	ErrOutOfRange     = errors.New("number out of range")
 	ErrUnknownVersion = errors.New("unknown version")
+	// ErrInvalidValue is a value of the right type that is not one the
+	// field can hold: an unknown enum name, malformed Base64, a name
+	// that no sanitized name decodes to.
+	ErrInvalidValue = errors.New("invalid value")
 )
 
 // maxErrorData is how many bytes of the raw data DecodeError.Error shows.

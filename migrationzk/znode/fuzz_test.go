@@ -58,7 +58,7 @@ func checkFuzzError(t *testing.T, err error, path string, data []byte) {
 		t.Fatalf("Data = %q, want %q", de.Data, data)
 	}
 	known := false
-	for _, r := range []error{ErrNullData, ErrEmptyData, ErrInvalidJSON, ErrMissingField, ErrWrongType, ErrOutOfRange, ErrUnknownVersion} {
+	for _, r := range []error{ErrNullData, ErrEmptyData, ErrInvalidJSON, ErrMissingField, ErrWrongType, ErrOutOfRange, ErrUnknownVersion, ErrInvalidValue} {
 		if de.Reason == r {
 			known = true
 		}

@@ -13,7 +13,7 @@ func TopLevelPaths() []string {
 		"/admin/delete_topics",
 		"/brokers/seqid",
 		"/isr_change_notification",
-		"/latest_producer_id_block",
+		ProducerIDBlockPath,
 		"/log_dir_event_notification",
 		"/config/topics",
 		"/config/clients",

@@ -1,0 +1,123 @@
+package dualwrite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+)
+
+// Rounds a batch may take: of reads while it plans (a topic's delete needs
+// its partitions, then their states), and of attempts when another writer
+// changes a znode between the read and the write.
+const (
+	maxReadRounds  = 8
+	maxApplyRounds = 8
+)
+
+// change plans one change into v for the checkpoint s; it reports false
+// when a read it needs is missing (v then asks for it).
+type change func(v *view, s migrationzk.State) bool
+
+// Batch gathers the changes of one KRaft delta, to be applied by Apply in
+// one fenced transaction (more when the size limit splits it) that moves
+// the checkpoint. Its methods record a change and return the Batch; an
+// invalid change makes Apply fail without writing anything. A Batch is
+// not safe for concurrent use.
+type Batch struct {
+	c       *Client
+	changes []change
+	err     error
+}
+
+// Batch returns an empty Batch.
+func (c *Client) Batch() *Batch { return &Batch{c: c} }
+
+// add records ch, or the first invalid change's error.
+func (b *Batch) add(ch change, err error) *Batch {
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	if err == nil {
+		b.changes = append(b.changes, ch)
+	}
+	return b
+}
+
+// Apply reads, after a sync, what the batch's changes touch, and writes
+// what differs from them with Writer.ApplyAtomic, checkpoint s last. A
+// batch that changes nothing writes the checkpoint alone. When another
+// writer changes one of the znodes between the read and the write, the
+// transaction is refused whole, and Apply reads again and tries anew. The
+// results are those of the last ApplyAtomic; the State is what ZooKeeper
+// holds, as migrationzk.Writer.Apply documents.
+func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.State, []migrationzk.OpResult, error) {
+	if b.err != nil {
+		return s, nil, b.err
+	}
+	v := newView()
+	for round := 0; ; round++ {
+		ops, err := b.plan(ctx, v, s)
+		if err != nil {
+			return s, nil, err
+		}
+		if len(ops) == 0 {
+			st, err := b.c.w.Update(ctx, s)
+			return st, nil, err
+		}
+		st, res, err := b.c.w.ApplyAtomic(ctx, s, ops...)
+		var refused *migrationzk.OpError
+		if !errors.As(err, &refused) || round+1 == maxApplyRounds {
+			return st, res, err
+		}
+		// Another writer got in between: read everything again.
+		s.MigrationZkVersion = st.MigrationZkVersion
+		v = newView()
+	}
+}
+
+// plan plans every change, reading what planning asks for, until nothing
+// is missing.
+func (b *Batch) plan(ctx context.Context, v *view, s migrationzk.State) ([]migrationzk.Op, error) {
+	for round := 0; round < maxReadRounds; round++ {
+		v.reset()
+		for _, ch := range b.changes {
+			ch(v, s)
+		}
+		if v.err != nil {
+			return nil, v.err
+		}
+		if v.complete() {
+			return v.ops, nil
+		}
+		if err := b.read(ctx, v); err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("dualwrite: planning needed more than %d rounds of reads", maxReadRounds)
+}
+
+// read reads what v asked for.
+func (b *Batch) read(ctx context.Context, v *view) error {
+	data, children := v.wanted()
+	if len(data) > 0 {
+		zs, err := b.c.w.Read(ctx, data...)
+		if err != nil {
+			return err
+		}
+		for _, z := range zs {
+			v.znodes[z.Path] = z
+		}
+	}
+	if len(children) > 0 {
+		ls, err := b.c.w.Children(ctx, children...)
+		if err != nil {
+			return err
+		}
+		for _, l := range ls {
+			v.children[l.Path] = l.Names
+		}
+	}
+	return nil
+}

@@ -1,0 +1,25 @@
+package dualwrite
+
+import (
+	"fmt"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+)
+
+// Client writes KRaft metadata changes into ZooKeeper through a
+// migrationzk.Writer, as Kafka's migration clients do. Each method takes
+// the State the last call returned and returns the State ZooKeeper holds,
+// the checkpoint s written by the change's transaction. It is safe for
+// concurrent use as far as its Writer is, though a migration driver calls
+// it from one goroutine.
+type Client struct {
+	w *migrationzk.Writer
+}
+
+// New returns a Client that writes through w.
+func New(w *migrationzk.Writer) *Client { return &Client{w: w} }
+
+// invalidf reports an invalid change.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: dualwrite: "+format, append([]any{migrationzk.ErrInvalidArgument}, args...)...)
+}

@@ -1,0 +1,191 @@
+package dualwrite
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// view is what a batch knows of ZooKeeper while it plans: the znodes and
+// child lists read so far, what the ops planned so far will change, and
+// the reads planning found it needs.
+type view struct {
+	znodes   map[string]migrationzk.Znode
+	children map[string][]string // nil slice for a missing znode
+	// planned holds what the ops planned so far leave at the paths they
+	// write.
+	planned map[string]migrationzk.Znode
+	// wantData and wantChildren are reads planning needs and has not got.
+	wantData, wantChildren map[string]bool
+	ops                    []migrationzk.Op
+	// err is the first znode found that a change must not overwrite.
+	err error
+}
+
+func newView() *view {
+	return &view{znodes: map[string]migrationzk.Znode{}, children: map[string][]string{},
+		planned: map[string]migrationzk.Znode{}, wantData: map[string]bool{}, wantChildren: map[string]bool{}}
+}
+
+// reset forgets the ops planned, keeping what was read.
+func (v *view) reset() {
+	v.ops, v.err = nil, nil
+	clear(v.planned)
+	clear(v.wantData)
+	clear(v.wantChildren)
+}
+
+// complete reports whether planning read everything it needed.
+func (v *view) complete() bool { return len(v.wantData) == 0 && len(v.wantChildren) == 0 }
+
+// znode returns what p holds as far as the batch knows, and whether it
+// was read; an unread znode is asked for.
+func (v *view) znode(p string) (migrationzk.Znode, bool) {
+	z, ok := v.znodes[p]
+	if !ok {
+		v.wantData[p] = true
+	}
+	return z, ok
+}
+
+// current returns what p holds once the ops planned so far apply, and
+// whether that is known.
+func (v *view) current(p string) (migrationzk.Znode, bool) {
+	if z, ok := v.planned[p]; ok {
+		return z, true
+	}
+	return v.znode(p)
+}
+
+// exists reports whether p exists once the ops planned so far apply, and
+// whether that is known.
+func (v *view) exists(p string) (bool, bool) {
+	z, ok := v.current(p)
+	return z.Exists, ok
+}
+
+// childrenOf returns the children of p, sorted, and whether they were read.
+func (v *view) childrenOf(p string) ([]string, bool) {
+	c, ok := v.children[p]
+	if !ok {
+		v.wantChildren[p] = true
+	}
+	return c, ok
+}
+
+// ensureParents plans the creates, with null data, of the missing
+// ancestors of p, from the top.
+func (v *view) ensureParents(p string) bool {
+	var missing []string
+	for dir := path.Dir(p); dir != "/"; dir = path.Dir(dir) {
+		exists, known := v.exists(dir)
+		if !known {
+			return false
+		}
+		if exists {
+			break
+		}
+		missing = append(missing, dir)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		v.create(missing[i], nil)
+	}
+	return true
+}
+
+// put plans for p to hold data: a create of p (and its missing parents)
+// when it is absent, a SetData at the version read when compare finds it
+// holding something else, nothing when compare finds it equal. Data
+// compare cannot decode is left alone: the batch fails with compare's
+// error. It reports whether p changes, and false when what p holds is not
+// known yet.
+func (v *view) put(p string, data []byte, compare func(current []byte) (bool, error)) (changed, known bool) {
+	z, ok := v.current(p)
+	if !ok {
+		return false, false
+	}
+	if !z.Exists {
+		if !v.ensureParents(p) {
+			return false, false
+		}
+		v.create(p, data)
+		return true, true
+	}
+	same, err := compare(z.Data)
+	switch {
+	case err != nil:
+		v.fail(p, err)
+		return false, true
+	case same:
+		return false, true
+	default:
+		v.ops = append(v.ops, migrationzk.SetData(p, data, z.Version))
+		v.planned[p] = migrationzk.Znode{Path: p, Exists: true, Data: data, Version: z.Version + 1}
+	}
+	return true, true
+}
+
+// fail records that p holds data a change must not overwrite.
+func (v *view) fail(p string, err error) {
+	var de *znode.DecodeError
+	if errors.As(err, &de) {
+		de.Path = p
+	}
+	if v.err == nil {
+		v.err = fmt.Errorf("dualwrite: %s holds data that does not decode; it is left as it is: %w", p, err)
+	}
+}
+
+// create plans a create of p holding data.
+func (v *view) create(p string, data []byte) {
+	v.ops = append(v.ops, migrationzk.Create(p, data))
+	v.planned[p] = migrationzk.Znode{Path: p, Exists: true, Data: data, Version: 0}
+}
+
+// remove plans the delete of p, if it exists; its children must be gone
+// by then.
+func (v *view) remove(p string) bool {
+	exists, known := v.exists(p)
+	if known && exists {
+		v.ops = append(v.ops, migrationzk.Delete(p, -1))
+		v.planned[p] = migrationzk.Znode{Path: p, Version: -1}
+	}
+	return known
+}
+
+// notify plans a sequential create under prefix holding data, the parent
+// created first when missing.
+func (v *view) notify(prefix string, data []byte) bool {
+	if !v.ensureParents(prefix) {
+		return false
+	}
+	v.ops = append(v.ops, migrationzk.CreateSequential(prefix, data))
+	return true
+}
+
+// wanted returns the reads planning asked for, sorted.
+func (v *view) wanted() (data, children []string) {
+	for p := range v.wantData {
+		data = append(data, p)
+	}
+	for p := range v.wantChildren {
+		children = append(children, p)
+	}
+	sort.Strings(data)
+	sort.Strings(children)
+	return data, children
+}
+
+// childPaths returns the paths of p's children named in names.
+func childPaths(p string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.TrimSuffix(p, "/") + "/" + n
+	}
+	return out
+}

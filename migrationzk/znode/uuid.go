@@ -1,0 +1,103 @@
+package znode
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"strconv"
+)
+
+// Uuid is Kafka's 128-bit identifier of topics (org.apache.kafka.common.Uuid):
+// two 64-bit halves, the most significant first. Its text form, in
+// ZooKeeper and everywhere else, is the URL-safe Base64 encoding of its 16
+// big-endian bytes without padding: 22 characters such as
+// "ASNFZ4mrze_-3LqYdlQyEA".
+//
+// The zero Uuid is Kafka's ZERO_UUID, "AAAAAAAAAAAAAAAAAAAAAA". Kafka
+// reserves it to mean "no id" and never assigns it; this package does the
+// same: ParseUuid accepts its text like any other, but a Topic whose ID is
+// zero has no topic id, and DecodeTopic refuses a topic_id that spells it.
+type Uuid struct {
+	MostSignificantBits  int64
+	LeastSignificantBits int64
+}
+
+// uuidTextLen is the length of a Uuid's text form.
+const uuidTextLen = 22
+
+// IsZero reports whether u is the zero Uuid, Kafka's ZERO_UUID.
+func (u Uuid) IsZero() bool { return u == Uuid{} }
+
+// Bytes returns the 16 bytes of u, big-endian, the most significant half
+// first.
+func (u Uuid) Bytes() [16]byte {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(u.MostSignificantBits))
+	binary.BigEndian.PutUint64(b[8:], uint64(u.LeastSignificantBits))
+	return b
+}
+
+// String returns the text form of u, as Kafka's Uuid.toString: 22
+// characters of URL-safe Base64 without padding.
+func (u Uuid) String() string { return string(u.AppendText(nil)) }
+
+// AppendText appends the text form of u, as returned by String, to dst and
+// returns the extended slice.
+func (u Uuid) AppendText(dst []byte) []byte {
+	b := u.Bytes()
+	return base64.RawURLEncoding.AppendEncode(dst, b[:])
+}
+
+// MarshalText returns the text form of u; it never fails.
+func (u Uuid) MarshalText() ([]byte, error) { return u.AppendText(nil), nil }
+
+// UnmarshalText sets u from its text form, as ParseUuid does.
+func (u *Uuid) UnmarshalText(text []byte) error {
+	v, err := ParseUuid(string(text))
+	if err != nil {
+		return err
+	}
+	*u = v
+	return nil
+}
+
+// ParseUuid parses the text form of a Uuid. It is stricter than Kafka's
+// Uuid.fromString, which also takes padded and non-canonical input: s must
+// be exactly 22 characters of the URL-safe Base64 alphabet (A-Z, a-z, 0-9,
+// '-', '_'), without padding, and the unused low bits of the last
+// character must be zero, so that String(ParseUuid(s)) == s. The zero id
+// "AAAAAAAAAAAAAAAAAAAAAA" is accepted and gives the zero Uuid.
+//
+// Failures are *DecodeError values with Reason ErrWrongType and no Path.
+func ParseUuid(s string) (Uuid, error) {
+	u, problem := parseUuid(s)
+	if problem != "" {
+		return Uuid{}, newError("", "", ErrWrongType, problem, []byte(s))
+	}
+	return u, nil
+}
+
+// parseUuid parses s as ParseUuid does. It returns what is wrong with s,
+// or "" when s is the text of a Uuid.
+func parseUuid(s string) (Uuid, string) {
+	if len(s) != uuidTextLen {
+		return Uuid{}, "not a Uuid: length " + strconv.Itoa(len(s)) + ", want " + strconv.Itoa(uuidTextLen)
+	}
+	for i := 0; i < len(s); i++ {
+		if !isBase64URL(s[i]) {
+			return Uuid{}, "not a Uuid: byte " + strconv.Itoa(i) + " is not URL-safe Base64"
+		}
+	}
+	var b [16]byte
+	if _, err := base64.RawURLEncoding.Strict().Decode(b[:], []byte(s)); err != nil {
+		return Uuid{}, "not a Uuid: the last character has bits beyond the 16 bytes"
+	}
+	return Uuid{
+		MostSignificantBits:  int64(binary.BigEndian.Uint64(b[:8])),
+		LeastSignificantBits: int64(binary.BigEndian.Uint64(b[8:])),
+	}, ""
+}
+
+// isBase64URL reports whether c belongs to the URL-safe Base64 alphabet.
+func isBase64URL(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+}
