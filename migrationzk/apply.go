@@ -350,12 +350,22 @@ func (a *attempt) refuse(ctx context.Context, k int, opErr error) (verdict, erro
 	a.pacer.refuse(k)
 	b.exec.opts.logger.Warn("op refused; sending the rest of its transaction without it",
 		"path", b.plan.paths[i], "op", b.plan.ops[i].kind.String(), "error", opErr, "outcome", "op_failed")
-	if a.pacer.window > 0 && b.plan.prev == nil {
-		// Parts of the transaction will go alone, each keeping
-		// /migration's content as it is.
-		if err := b.loadPrev(ctx); err != nil {
-			return verdictNotLanded, err
-		}
+	return resendUnless(a.readyParts(ctx))
+}
+
+// readyParts loads the content /migration keeps in the parts of the
+// transaction that will go alone, once refusals make the pacer split it.
+func (a *attempt) readyParts(ctx context.Context) error {
+	if a.pacer.window > 0 && a.b.plan.prev == nil {
+		return a.b.loadPrev(ctx)
+	}
+	return nil
+}
+
+// resendUnless is verdictResend, or verdictNotLanded with err.
+func resendUnless(err error) (verdict, error) {
+	if err != nil {
+		return verdictNotLanded, err
 	}
 	return verdictResend, nil
 }

@@ -29,7 +29,7 @@ type options struct {
 	// the root.
 	aclPolicy func(path string) []zk.ACL
 	now       func() time.Time
-	err             error // the first invalid option
+	err       error // the first invalid option
 }
 
 func defaultOptions() options {

@@ -18,7 +18,7 @@ var faultWeights = [...]struct {
 	{FaultDropReply, 6}, {FaultDropRequest, 4}, {FaultCutRequest, 4},
 	{FaultKillMember, 2}, {FaultKillClientMember, 2}, {FaultExpireSession, 3},
 	{FaultRival, 2}, {FaultForeignWrite, 3},
-	{FaultABAWrite, 3}, {FaultTenureEnds, 2}, {FaultRecreate, 3},
+	{FaultABAWrite, 3}, {FaultTenureEnds, 2}, {FaultRecreate, 5},
 	{FaultClaimRace, 1}, {FaultBrokerWins, 1}, {FaultClaimTenureEnds, 1},
 }
 
