@@ -16,6 +16,8 @@ import (
 // ending in one.
 type work struct {
 	ops []migrationzk.Op
+	// vocab, when set, makes the call a dual-write batch of these changes.
+	vocab []vocabChange
 }
 
 // payload is what the driver knows of a payload znode.
@@ -33,6 +35,9 @@ func (d *driver) choose() work {
 	}
 	if len(d.states) > 4 && d.rng.Float64() < 0.08 {
 		return work{ops: deleteTopicOps(d.states[d.rng.Intn(len(d.states))])}
+	}
+	if d.rng.Float64() < 0.15 {
+		return work{vocab: d.chooseVocabulary(d.offset + 1)}
 	}
 	var ops []migrationzk.Op
 	if len(d.states) == 0 || d.rng.Float64() < 0.3 {
@@ -157,9 +162,12 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		ctx, cancel := d.callContext(timeout)
 		var res outcome
-		if wk.ops == nil {
+		switch {
+		case wk.vocab != nil:
+			res = d.vocabulary(ctx, g, s, wk.vocab, first)
+		case wk.ops == nil:
 			res = d.update(ctx, g, s, first)
-		} else {
+		default:
 			res = d.apply(ctx, g, s, wk.ops, first)
 		}
 		cancel()
