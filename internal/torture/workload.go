@@ -180,6 +180,7 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		switch {
 		case res.retry:
+			wk = d.mergeNextDelta(wk)
 			if attempt >= maxAttempts {
 				st := g.w.Stats()
 				d.anomaly(CheckStuck, "stuck: controller %d: %d attempts, last: %v; client state %v on %s, session %x, requests %v, writer attempts %d retries %d; writer log:\n    %v",
@@ -200,6 +201,20 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		return true
 	}
+}
+
+// mergeNextDelta, half the time, adds the next delta's ops (a topic to
+// create) to a batch being called again after an unknown outcome, as a
+// controller that merges its backlog would: the batch then holds ops that
+// no earlier copy of it held.
+func (d *driver) mergeNextDelta(wk work) work {
+	if wk.ops == nil || wk.vocab != nil || d.rng.Float64() < 0.5 {
+		return wk
+	}
+	ops := append([]migrationzk.Op(nil), wk.ops...)
+	wk.ops = append(ops, d.topicOps(fmt.Sprintf("t%06d", d.nextTopic))...)
+	d.nextTopic++
+	return wk
 }
 
 // resync is what the driver does after a conflict: read /migration again
