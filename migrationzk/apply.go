@@ -200,6 +200,9 @@ func (b *batch) sendTransaction(ctx context.Context, r *retrier, txn []int, last
 		})
 		if err != nil {
 			a.stopped(err)
+			if errors.Is(err, ErrOutcomeUnknown) {
+				b.w.rememberDoubt(b.doubtOf(a))
+			}
 			return err
 		}
 		a.landed(v)
@@ -315,12 +318,12 @@ func (b *batch) applied(i int, st *zk.Stat, created string, recovered bool) {
 // not land, the pacer holds the ops still to send, unless an error stops
 // the batch.
 func (a *attempt) verify(ctx context.Context, r *retrier, _ error, resent bool) (verdict, error) {
-	v, err := a.judge(ctx, r)
+	v, err := a.judge(ctx, r, resent)
 	a.unsettled = err != nil && resent
 	return v, err
 }
 
-func (a *attempt) judge(ctx context.Context, r *retrier) (verdict, error) {
+func (a *attempt) judge(ctx context.Context, r *retrier, resent bool) (verdict, error) {
 	if k, opErr := refusedAtOp(a.res, len(a.ops)); k >= 0 {
 		return a.refuse(ctx, k, opErr)
 	}
@@ -332,7 +335,7 @@ func (a *attempt) judge(ctx context.Context, r *retrier) (verdict, error) {
 	mine := intent{kind: kindSetData, expected: b.version, data: a.content, chk: checker.MigrationState{}}
 	v, err := b.w.batchVerdict(b.s, mine, b.s.ZkControllerEpochZkVersion, zs[0], zs[1])
 	if v == verdictByOps {
-		return a.settleByOps(ctx, zs[0])
+		return a.settleByOps(ctx, zs[0], resent)
 	}
 	return v, err
 }
@@ -374,9 +377,9 @@ func resendUnless(err error) (verdict, error) {
 // transaction with this request's content (heldOps): the ops it held are
 // applied and the others sent again after it; when it is not ours, another
 // writer wrote /migration.
-func (a *attempt) settleByOps(ctx context.Context, cur znodeState) (verdict, error) {
+func (a *attempt) settleByOps(ctx context.Context, cur znodeState, resent bool) (verdict, error) {
 	b := a.b
-	held, ours, err := b.heldByTransaction(ctx, a.ops, cur.mzxid)
+	held, ours, err := b.heldByTransaction(ctx, a.ops, cur.mzxid, a.candidates(resent))
 	if err != nil {
 		return verdictNotLanded, err
 	}
@@ -403,7 +406,7 @@ func (a *attempt) settleByOps(ctx context.Context, cur znodeState) (verdict, err
 // heldByTransaction reads the znodes of ops and judges which the
 // transaction at zxid held, recording those as applied; held is aligned
 // with ops.
-func (b *batch) heldByTransaction(ctx context.Context, ops []int, zxid int64) (held []bool, ours bool, err error) {
+func (b *batch) heldByTransaction(ctx context.Context, ops []int, zxid int64, candidates [][]bool) (held []bool, ours bool, err error) {
 	cur, err := b.readOpZnodes(ctx, ops, zxid)
 	if err != nil {
 		return nil, false, err
@@ -412,7 +415,7 @@ func (b *batch) heldByTransaction(ctx context.Context, ops []int, zxid int64) (h
 	for j, i := range ops {
 		ev[j] = opEvidence(b.plan.ops[i], cur[j].znodeState, zxid)
 	}
-	if held, ours = heldOps(ev); ours {
+	if held, ours = heldOps(ev, candidates...); ours {
 		for j, i := range ops {
 			if held[j] {
 				b.applied(i, &zk.Stat{Version: heldVersion(b.plan.ops[i], cur[j].znodeState, ev[j])}, cur[j].path, true)

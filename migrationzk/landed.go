@@ -220,19 +220,26 @@ func opEvidence(op Op, cur znodeState, zxid int64) evidence {
 }
 
 // heldOps decides from the evidence of each op of a request which of them
-// T held. T is ours (a copy of this request, or an earlier call's
-// transaction of this batch) when an op carries its zxid, or when none
-// shows that T did not hold it; T then held every op whose evidence does
-// not deny it, and the others are sent again. When no op carries T's zxid
-// and some deny it, T is not ours: another writer wrote our bytes to
-// /migration alone.
-func heldOps(ev []evidence) (held []bool, ours bool) {
-	carried, denied := false, false
-	for _, e := range ev {
-		carried = carried || e == evidenceHeld
-		denied = denied || e == evidenceNotHeld
+// T held. Each candidate marks the ops of a transaction of ours that may
+// be T, in doubt at /migration's expected version with this content: a
+// copy of this request sent earlier in this call (every op), or the
+// transaction an earlier call of this Writer left in doubt. T is ours when
+// an op carries its zxid, or when some candidate holds ops and none of
+// them denies it; with no candidate, when no op denies it. T then held
+// every op whose evidence does not deny it, and the others are sent again.
+// Otherwise T is not ours: another writer wrote our bytes to /migration
+// alone.
+func heldOps(ev []evidence, candidates ...[]bool) (held []bool, ours bool) {
+	if len(candidates) == 0 {
+		candidates = [][]bool{allOps(len(ev))}
 	}
-	if denied && !carried {
+	for _, e := range ev {
+		ours = ours || e == evidenceHeld
+	}
+	for _, marks := range candidates {
+		ours = ours || consistent(ev, marks)
+	}
+	if !ours {
 		return nil, false
 	}
 	held = make([]bool, len(ev))
@@ -240,6 +247,28 @@ func heldOps(ev []evidence) (held []bool, ours bool) {
 		held[i] = e != evidenceNotHeld
 	}
 	return held, true
+}
+
+// consistent reports whether the ops marks picks could all be T's: some
+// are picked, and none denies it.
+func consistent(ev []evidence, marks []bool) bool {
+	picked := false
+	for j, e := range ev {
+		if marks[j] && e == evidenceNotHeld {
+			return false
+		}
+		picked = picked || marks[j]
+	}
+	return picked
+}
+
+// allOps marks n ops.
+func allOps(n int) []bool {
+	marks := make([]bool, n)
+	for j := range marks {
+		marks[j] = true
+	}
+	return marks
 }
 
 // claim is a leadership claim as it was sent: /controller_epoch raised to

@@ -150,6 +150,17 @@ func TestHeldOps(t *testing.T) {
 	if _, ours := heldOps([]evidence{evidenceNotHeld, evidenceHidden}); ours {
 		t.Fatal("denied and not carried, yet ours")
 	}
+	// A transaction left in doubt whose ops were rewritten since, found
+	// by a call that added ops of its own: ours, and the added ops sent.
+	held, ours = heldOps([]evidence{evidenceHidden, evidenceNotHeld}, []bool{true, true}, []bool{true, false})
+	if !ours || !held[0] || held[1] {
+		t.Fatalf("in doubt, rewritten, with added ops: %v %v", held, ours)
+	}
+	// The ops of the transaction in doubt deny it: another writer wrote
+	// our bytes to /migration.
+	if _, ours := heldOps([]evidence{evidenceNotHeld, evidenceHidden}, []bool{true, true}, []bool{true, false}); ours {
+		t.Fatal("the transaction in doubt denied by its own op, yet ours")
+	}
 }
 
 // FuzzLanded checks the decision against arbitrary rereads: it never reports

@@ -42,6 +42,9 @@ type Writer struct {
 	// doubtfulClaim is the claim of an earlier call whose outcome was
 	// unknown: the one claim a later call may find landed.
 	doubtfulClaim *claim
+	// doubtfulBatch is the transaction an earlier Apply call left in
+	// doubt: which ops a transaction found later may hold.
+	doubtfulBatch *doubt
 }
 
 // New returns a Writer that writes through conn, a *zk.Conn or anything

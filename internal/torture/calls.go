@@ -125,36 +125,45 @@ func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, 
 	if res == nil && err == nil {
 		d.anomaly(CheckResults, "%s: no results", desc)
 	}
+	d.recordResults(g, res, err, o, out, desc, call, ret)
+	return o
+}
+
+// recordResults records each op of a batch as its result says, checks
+// what ZooKeeper holds of those that landed, and rereads those refused.
+func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err error, o outcome, out migrationzk.State, desc string, call, ret int64) {
 	var reread []string
 	var checks []payloadCheck
 	for i, r := range res {
-		opDesc := fmt.Sprintf("%s op %d %v", desc, i, ops[i])
+		opDesc := fmt.Sprintf("%s op %d %v", desc, i, r.Op)
+		rel := r.Path // for a sequential create, the name ZooKeeper gave, if known
 		var oe *migrationzk.OpError
 		switch {
+		case rel == "":
+			// A sequential create whose name nobody learned.
 		case r.Err == nil:
 			if r.Recovered || (err == nil && out.Recovered) {
 				// A copy of the op's transaction landed before a reread
 				// proved it; the op may have been sent again after it.
-				d.opMaybeWritten(g, ops[i], nil, false, opDesc+" first copy", call, ret)
+				d.opMaybeWritten(g, r.Op, rel, nil, false, opDesc+" first copy", call, ret)
 			}
-			checks = append(checks, d.opWritten(g, ops[i], r.Version, opDesc, call, ret))
+			checks = append(checks, d.opWritten(g, r.Op, rel, r.Version, opDesc, call, ret))
 		case errors.As(r.Err, &oe):
-			d.opRefused(g, ops[i], oe, opDesc, call, ret)
-			reread = append(reread, ops[i].Path())
+			d.opRefused(g, r.Op, rel, oe, opDesc, call, ret)
+			reread = append(reread, rel)
 		case errors.Is(r.Err, migrationzk.ErrNotApplied):
 			if err == nil {
 				d.anomaly(CheckResults, "%s: op %d not applied in a batch that succeeded", desc, i)
 			}
 		default:
 			retry := errors.Is(r.Err, migrationzk.ErrOutcomeUnknown) && o.retry
-			d.opMaybeWritten(g, ops[i], r.Err, retry, opDesc, call, ret)
+			d.opMaybeWritten(g, r.Op, rel, r.Err, retry, opDesc, call, ret)
 		}
 	}
 	d.checkPayloads(checks, call, ret)
 	for _, p := range reread {
 		d.relearn(p)
 	}
-	return o
 }
 
 // recordApplyCheckpoint records what an Apply call of s, classified as o,
@@ -191,42 +200,42 @@ func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, 
 
 // opWritten records an op of a batch that Apply said landed at version,
 // and returns what ZooKeeper must hold right after.
-func (d *driver) opWritten(g *generation, o migrationzk.Op, version int32, opDesc string, call, ret int64) payloadCheck {
-	path := d.p(o.Path())
+func (d *driver) opWritten(g *generation, o migrationzk.Op, rel string, version int32, opDesc string, call, ret int64) payloadCheck {
+	path := d.p(rel)
 	eff := payloadEffect(o, version)
 	d.h.add(path, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite, Conds: []cond{payloadCond(o)},
 		Effects: []effect{eff}, Desc: opDesc}})
 	learned := int64(-1)
-	if pl := d.payloads[o.Path()]; pl != nil {
+	if pl := d.payloads[rel]; pl != nil {
 		learned = pl.learned
 	}
 	d.h.addSuccess(success{Path: path, Version: version, Learned: learned, At: span{call, ret}, Client: g.client(), What: opDesc})
 	// Learned as of the call's start: another party may have written the
 	// znode since the op, while the call was in flight.
-	d.learn(o.Path(), !isDelete(o), version, call)
+	d.learn(rel, !isDelete(o), version, call)
 	return payloadCheck{path: path, data: o.Data(), version: version, desc: opDesc, deleted: isDelete(o)}
 }
 
 // opRefused records an op of a batch that ZooKeeper refused (*OpError): a
 // conflict on its znode.
-func (d *driver) opRefused(g *generation, o migrationzk.Op, oe *migrationzk.OpError, opDesc string, call, ret int64) {
+func (d *driver) opRefused(g *generation, o migrationzk.Op, rel string, oe *migrationzk.OpError, opDesc string, call, ret int64) {
 	d.conflicts++
-	path := d.p(o.Path())
+	path := d.p(rel)
 	d.h.add(path, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepRefused, Conds: []cond{payloadCond(o)}, Desc: opDesc + " refused"}})
 	// The op's version was learned when the work was chosen; retries of
 	// the call send it as it was.
-	d.h.addConflict(conflictReport{Path: path, Since: d.basis[o.Path()], At: span{call, ret}, What: opDesc + ": " + oe.Err.Error()})
+	d.h.addConflict(conflictReport{Path: path, Since: d.basis[rel], At: span{call, ret}, What: opDesc + ": " + oe.Err.Error()})
 }
 
 // opMaybeWritten records an op of a batch that may or may not have landed,
 // failed with err; when the call is to be retried, it may land at any
 // later moment.
-func (d *driver) opMaybeWritten(g *generation, o migrationzk.Op, err error, retry bool, opDesc string, call, ret int64) {
+func (d *driver) opMaybeWritten(g *generation, o migrationzk.Op, rel string, err error, retry bool, opDesc string, call, ret int64) {
 	end := ret
 	if retry {
 		end = never
 	}
-	d.h.add(d.p(o.Path()), op{Client: g.client(), Call: call, Return: end, Step: step{Kind: stepMaybe, Conds: []cond{payloadCond(o)},
+	d.h.add(d.p(rel), op{Client: g.client(), Call: call, Return: end, Step: step{Kind: stepMaybe, Conds: []cond{payloadCond(o)},
 		Effects: []effect{payloadEffect(o, -1)}, Desc: opDesc + " (" + short(err) + ")"}})
 }
 

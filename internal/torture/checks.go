@@ -30,6 +30,9 @@ const (
 	CheckRetired = "retired"
 	// CheckClaim: a claim with an outcome its situation rules out.
 	CheckClaim = "claim"
+	// CheckNotification: a change notification written twice, or for a
+	// change that did not land, or missing for one that did.
+	CheckNotification = "notification"
 	// CheckResults: an Apply call's results contradict its outcome.
 	CheckResults = "results"
 	// CheckStuck: a writer that cannot make progress.

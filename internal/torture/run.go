@@ -111,6 +111,9 @@ type Report struct {
 	Reconnects int
 	// FinalWrite is how long the first write after the faults stopped took.
 	FinalWrite time.Duration
+	// Notifications counts the change notifications calls reported
+	// written.
+	Notifications int
 	// Anomalies lists everything found wrong; it must be empty.
 	Anomalies []Anomaly
 	Duration  time.Duration
@@ -141,8 +144,8 @@ func (r *Report) String() string {
 		}
 		fmt.Fprintf(&b, "%s %d", k, r.Faults[k])
 	}
-	fmt.Fprintf(&b, "), %d lost acks recovered, %d conflicts detected, %d writers (%d fenced), %d outcomes unknown, %d clients replaced after a stale session, first write after the faults %v, %d anomalies, %v",
-		r.LostAcks, r.Conflicts, r.Generations, r.Fenced, r.Unknown, r.Reconnects, r.FinalWrite.Round(time.Millisecond), len(r.Anomalies), r.Duration.Round(time.Second))
+	fmt.Fprintf(&b, "), %d notifications, %d lost acks recovered, %d conflicts detected, %d writers (%d fenced), %d outcomes unknown, %d clients replaced after a stale session, first write after the faults %v, %d anomalies, %v",
+		r.Notifications, r.LostAcks, r.Conflicts, r.Generations, r.Fenced, r.Unknown, r.Reconnects, r.FinalWrite.Round(time.Millisecond), len(r.Anomalies), r.Duration.Round(time.Second))
 	return b.String()
 }
 
@@ -178,6 +181,8 @@ type driver struct {
 	offset int64
 
 	payloads map[string]*payload
+	// notes tallies the change notifications the calls reported.
+	notes notificationTally
 	// basis holds, for each op of the call in flight, when the driver
 	// learned the version the op is conditioned on (0 for a create).
 	basis     map[string]int64
@@ -228,6 +233,7 @@ func Run(t testing.TB, cfg Config) *Report {
 	d := &driver{
 		t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), e: e, h: newHistory(), ctx: ctx,
 		payloads: map[string]*payload{}, basis: map[string]int64{}, faults: map[string]int{},
+		notes: notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
 	}
 	d.admin = e.Connect(t)
 	d.setup()
@@ -241,6 +247,9 @@ func Run(t testing.TB, cfg Config) *Report {
 		r.LostAcks += g.lostAcks + g.w.Stats().LostAcks
 	}
 	r.FinalWrite = d.finalWrite
+	for _, n := range d.notes.landed {
+		r.Notifications += n
+	}
 	for _, f := range d.h.check(cfg.CheckTimeout) {
 		r.Anomalies = append(r.Anomalies, Anomaly{Check: f.check, Ops: int(d.calls.Load()), Text: f.text})
 	}
@@ -387,6 +396,7 @@ func (d *driver) finish() {
 		d.writeAfterFaults(d.cur)
 	}
 	d.readFinalState()
+	d.checkNotifications()
 }
 
 // writeAfterFaults makes g's first write after the faults stopped and

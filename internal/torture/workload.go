@@ -16,6 +16,8 @@ import (
 // ending in one.
 type work struct {
 	ops []migrationzk.Op
+	// vocab, when set, makes the call a dual-write batch of these changes.
+	vocab []vocabChange
 }
 
 // payload is what the driver knows of a payload znode.
@@ -33,6 +35,9 @@ func (d *driver) choose() work {
 	}
 	if len(d.states) > 4 && d.rng.Float64() < 0.08 {
 		return work{ops: deleteTopicOps(d.states[d.rng.Intn(len(d.states))])}
+	}
+	if d.rng.Float64() < 0.15 {
+		return work{vocab: d.chooseVocabulary(d.offset + 1)}
 	}
 	var ops []migrationzk.Op
 	if len(d.states) == 0 || d.rng.Float64() < 0.3 {
@@ -157,9 +162,12 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		ctx, cancel := d.callContext(timeout)
 		var res outcome
-		if wk.ops == nil {
+		switch {
+		case wk.vocab != nil:
+			res = d.vocabulary(ctx, g, s, wk.vocab, first)
+		case wk.ops == nil:
 			res = d.update(ctx, g, s, first)
-		} else {
+		default:
 			res = d.apply(ctx, g, s, wk.ops, first)
 		}
 		cancel()
@@ -172,6 +180,7 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		switch {
 		case res.retry:
+			wk = d.mergeNextDelta(wk)
 			if attempt >= maxAttempts {
 				st := g.w.Stats()
 				d.anomaly(CheckStuck, "stuck: controller %d: %d attempts, last: %v; client state %v on %s, session %x, requests %v, writer attempts %d retries %d; writer log:\n    %v",
@@ -192,6 +201,20 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		return true
 	}
+}
+
+// mergeNextDelta, half the time, adds the next delta's ops (a topic to
+// create) to a batch being called again after an unknown outcome, as a
+// controller that merges its backlog would: the batch then holds ops that
+// no earlier copy of it held.
+func (d *driver) mergeNextDelta(wk work) work {
+	if wk.ops == nil || wk.vocab != nil || d.rng.Float64() < 0.5 {
+		return wk
+	}
+	ops := append([]migrationzk.Op(nil), wk.ops...)
+	wk.ops = append(ops, d.topicOps(fmt.Sprintf("t%06d", d.nextTopic))...)
+	d.nextTopic++
+	return wk
 }
 
 // resync is what the driver does after a conflict: read /migration again

@@ -210,6 +210,10 @@ func torture(seed int64) (report, error) {
 		fmt.Sprintf("TORTURE_SEED=%d", seed), "TORTURE_REPORT="+file)
 	out, runErr := cmd.CombinedOutput()
 	data, err := os.ReadFile(file)
+	if err != nil && runErr != nil && bytes.Contains(out, []byte("panic: ")) {
+		// The suite crashed on the mutant: a kill too.
+		return crashed(out), nil
+	}
 	if err != nil {
 		return report{}, fmt.Errorf("seed %d: no report (%v):\n%s", seed, runErr, tail(out))
 	}
@@ -228,4 +232,20 @@ func torture(seed int64) (report, error) {
 func tail(out []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return strings.Join(lines[max(0, len(lines)-30):], "\n")
+}
+
+// crashed is the report of a run that panicked: one anomaly of check
+// "crash" holding the panic's first line.
+func crashed(out []byte) report {
+	line := string(out[bytes.Index(out, []byte("panic: ")):])
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	var r report
+	r.Anomalies = append(r.Anomalies, struct {
+		Check string
+		Ops   int
+		Text  string
+	}{Check: "crash", Text: line})
+	return r
 }
