@@ -38,6 +38,9 @@ func main() {
 		fail(2, err)
 	}
 	restoreOnSignal()
+	if err := compileAll(mutants); err != nil {
+		fail(2, err)
+	}
 	var kills []kill
 	for i, m := range mutants {
 		if *only != 0 && *only != i+1 {

@@ -159,6 +159,22 @@ func restoreCurrent() {
 	}
 }
 
+// compileAll checks that each mutant compiles, with the torture suite's
+// tests, before any is run.
+func compileAll(mutants []mutant) error {
+	for i, m := range mutants {
+		if err := m.apply(); err != nil {
+			return err
+		}
+		out, err := exec.Command("go", "test", "-c", "-o", os.DevNull, "./internal/torture").CombinedOutput()
+		restoreCurrent()
+		if err != nil {
+			return fmt.Errorf("mutant %d (%s) does not compile:\n%s", i+1, m.name, out)
+		}
+	}
+	return nil
+}
+
 // hunt applies m and runs the torture short form with each seed from
 // first to last until one kills it.
 func (m mutant) hunt(first, last int64) (kill, error) {
@@ -168,9 +184,6 @@ func (m mutant) hunt(first, last int64) (kill, error) {
 		return k, err
 	}
 	defer restoreCurrent()
-	if out, err := exec.Command("go", "build", "./migrationzk/...").CombinedOutput(); err != nil {
-		return k, fmt.Errorf("does not compile:\n%s", out)
-	}
 	for seed := first; seed <= last; seed++ {
 		report, err := torture(seed)
 		if err != nil {
