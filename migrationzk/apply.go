@@ -196,7 +196,7 @@ func (b *batch) sendTransaction(ctx context.Context, r *retrier, txn []int, last
 		a := &attempt{b: b, pacer: p, last: last}
 		v, err := b.exec.run(ctx, r, write{
 			path: b.migrationPath, expected: b.version,
-			prepare: a.prepare, send: a.send, verify: a.verify,
+			prepare: a.prepare, send: a.send, verify: a.verify, refused: a.refused,
 		})
 		if err != nil {
 			a.stopped(err)
@@ -252,6 +252,17 @@ func (a *attempt) prepare() {
 			a.reqs = append(a.reqs, &zk.DeleteRequest{Path: path, Version: op.version})
 		}
 	}
+}
+
+// refused names the znode and op of the request that ZooKeeper refused.
+func (a *attempt) refused(error) (string, string) {
+	b := a.b
+	paths := []string{b.epochPath, b.migrationPath}
+	ops := []string{"check", "setData"}
+	for _, i := range a.ops {
+		paths, ops = append(paths, b.plan.paths[i]), append(ops, b.plan.ops[i].kind.String())
+	}
+	return multiRefused(a.res, paths, ops)
 }
 
 func (a *attempt) send() error {
