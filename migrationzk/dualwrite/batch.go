@@ -88,6 +88,9 @@ func (b *Batch) plan(ctx context.Context, v *view, s migrationzk.State) ([]migra
 		if v.err != nil {
 			return nil, v.err
 		}
+		if v.complete() && v.lacking != nil {
+			return nil, v.lacking
+		}
 		if v.complete() {
 			return v.ops, nil
 		}

@@ -2,6 +2,7 @@ package dualwrite
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -63,12 +64,14 @@ func (c *Client) DeleteTopic(ctx context.Context, s migrationzk.State, name stri
 
 // CreatePartitions creates the given partitions of an existing topic, each
 // with its state; partitions that exist get the given state if it differs.
+// A topic ZooKeeper lacks fails the call, and nothing is written.
 func (c *Client) CreatePartitions(ctx context.Context, s migrationzk.State, topic string, parts map[int32]Partition) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().CreatePartitions(topic, parts))
 }
 
 // UpdatePartitions writes the leader and ISR of partitions of a topic; a
-// partition ZooKeeper lacks is created with it.
+// partition ZooKeeper lacks is created with it, a topic it lacks fails the
+// call, and nothing is written.
 func (c *Client) UpdatePartitions(ctx context.Context, s migrationzk.State, topic string, states map[int32]PartitionState) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().UpdatePartitions(topic, states))
 }
@@ -121,10 +124,10 @@ func (b *Batch) DeleteTopic(name string) *Batch {
 func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch {
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkIDs(topic, sortedIDs(parts))
+		err = checkPartitions(topic, parts, Partition.state)
 	}
 	return b.add(func(v *view, s migrationzk.State) bool {
-		ok := v.ensure(znode.TopicPartitionsPath(topic), nil)
+		ok := v.requireTopic(topic) && v.ensure(znode.TopicPartitionsPath(topic), nil)
 		for _, id := range sortedIDs(parts) {
 			ok = v.putPartition(topic, id, parts[id].State, s) && ok
 		}
@@ -136,7 +139,7 @@ func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch
 func (b *Batch) UpdatePartitions(topic string, states map[int32]PartitionState) *Batch {
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkIDs(topic, sortedIDs(states))
+		err = checkPartitions(topic, states, func(st PartitionState) PartitionState { return st })
 	}
 	return b.add(func(v *view, s migrationzk.State) bool {
 		ok := true
@@ -185,9 +188,10 @@ func topicZnode(t Topic) znode.Topic {
 }
 
 // putPartition plans partition id of topic, with its parent partitions
-// znode, holding st stamped with s's KRaft controller epoch.
+// znode, holding st stamped with s's KRaft controller epoch. The topic
+// znode must exist.
 func (v *view) putPartition(topic string, id int32, st PartitionState, s migrationzk.State) bool {
-	ok := v.ensure(znode.PartitionPath(topic, id), nil)
+	ok := v.requireTopic(topic) && v.ensure(znode.PartitionPath(topic, id), nil)
 	want := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: st.Leader, LeaderEpoch: st.LeaderEpoch,
 		ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState}
 	_, known := v.put(znode.PartitionStatePath(topic, id), want.Encode(), func(cur []byte) (bool, error) {
@@ -195,6 +199,18 @@ func (v *view) putPartition(topic string, id int32, st PartitionState, s migrati
 		return err == nil && got.Equal(want), err
 	})
 	return ok && known
+}
+
+// requireTopic fails the batch when the topic znode of topic does not
+// exist once the ops planned before apply: its partitions would otherwise
+// be created under a topic znode of null data, which no broker can read.
+// It reports whether that is known.
+func (v *view) requireTopic(topic string) bool {
+	exists, known := v.exists(znode.TopicPath(topic))
+	if known && !exists && v.lacking == nil {
+		v.lacking = fmt.Errorf("dualwrite: %s does not exist: the partitions of topic %q are written with their topic (CreateTopic) or after it", znode.TopicPath(topic), topic)
+	}
+	return known
 }
 
 // ensure plans a create of p holding data, with its missing parents,
@@ -233,7 +249,26 @@ func checkTopic(t Topic) error {
 	if len(t.Partitions) == 0 {
 		return invalidf("topic %q has no partitions", t.Name)
 	}
-	return checkIDs(t.Name, sortedIDs(t.Partitions))
+	return checkPartitions(t.Name, t.Partitions, Partition.state)
+}
+
+// state returns p's leader state.
+func (p Partition) state() PartitionState { return p.State }
+
+// checkPartitions checks the partition ids of a change and the leader
+// state of each, as state gives it: a leader recovery state Kafka knows
+// (0, recovered, or 1, recovering), which is all a broker reads.
+func checkPartitions[V any](topic string, parts map[int32]V, state func(V) PartitionState) error {
+	ids := sortedIDs(parts)
+	if err := checkIDs(topic, ids); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if rs := state(parts[id]).LeaderRecoveryState; rs != 0 && rs != 1 {
+			return invalidf("topic %q partition %d: leader recovery state %d, want 0 (recovered) or 1 (recovering)", topic, id, rs)
+		}
+	}
+	return nil
 }
 
 // checkName checks a name that becomes one znode name.

@@ -25,6 +25,11 @@ type view struct {
 	ops                    []migrationzk.Op
 	// err is the first znode found that a change must not overwrite.
 	err error
+	// lacking reports the first znode a change needs that is missing
+	// once the ops planned before it apply. It counts only once planning
+	// is complete: until then an earlier change may not have planned the
+	// create of that znode yet.
+	lacking error
 }
 
 func newView() *view {
@@ -34,7 +39,7 @@ func newView() *view {
 
 // reset forgets the ops planned, keeping what was read.
 func (v *view) reset() {
-	v.ops, v.err = nil, nil
+	v.ops, v.err, v.lacking = nil, nil, nil
 	clear(v.planned)
 	clear(v.wantData)
 	clear(v.wantChildren)
