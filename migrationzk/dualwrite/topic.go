@@ -3,6 +3,7 @@ package dualwrite
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -91,10 +92,16 @@ func (c *Client) apply(ctx context.Context, s migrationzk.State, b *Batch) (migr
 // CreateTopic records CreateTopic's change.
 func (b *Batch) CreateTopic(t Topic) *Batch {
 	err := checkTopic(t)
+	t.Partitions = maps.Clone(t.Partitions) // recorded as it is now, as the topic znode is
+	want := topicZnode(t)
+	data := want.Encode()
 	return b.add(func(v *view, s migrationzk.State) bool {
-		ok := v.putTopic(t)
+		ok := v.putTopic(t.Name, want, data)
 		ok = v.ensure(znode.TopicConfigEntity(t.Name).Path(), emptyConfig) && ok
 		ok = v.ensure(znode.TopicPartitionsPath(t.Name), nil) && ok
+		if !v.listPartitions(t.Name) {
+			return false
+		}
 		for _, id := range sortedIDs(t.Partitions) {
 			ok = v.putPartition(t.Name, id, t.Partitions[id].State, s) && ok
 		}
@@ -104,7 +111,9 @@ func (b *Batch) CreateTopic(t Topic) *Batch {
 
 // UpdateTopic records UpdateTopic's change.
 func (b *Batch) UpdateTopic(t Topic) *Batch {
-	return b.add(func(v *view, _ migrationzk.State) bool { return v.putTopic(t) }, checkTopic(t))
+	want := topicZnode(t)
+	data := want.Encode()
+	return b.add(func(v *view, _ migrationzk.State) bool { return v.putTopic(t.Name, want, data) }, checkTopic(t))
 }
 
 // DeleteTopic records DeleteTopic's change.
@@ -128,6 +137,9 @@ func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch
 	}
 	return b.add(func(v *view, s migrationzk.State) bool {
 		ok := v.requireTopic(topic) && v.ensure(znode.TopicPartitionsPath(topic), nil)
+		if !v.listPartitions(topic) {
+			return false
+		}
 		for _, id := range sortedIDs(parts) {
 			ok = v.putPartition(topic, id, parts[id].State, s) && ok
 		}
@@ -168,10 +180,10 @@ func (b *Batch) DeletePartitions(topic string, ids []int32) *Batch {
 // emptyConfig is the content of a config znode without configs.
 var emptyConfig = znode.Config{}.Encode()
 
-// putTopic plans the topic znode of t.
-func (v *view) putTopic(t Topic) bool {
-	want := topicZnode(t)
-	_, known := v.put(znode.TopicPath(t.Name), want.Encode(), func(cur []byte) (bool, error) {
+// putTopic plans the topic znode of topic to hold want, encoded as data
+// (once, when the change is recorded, not in each round of planning).
+func (v *view) putTopic(topic string, want znode.Topic, data []byte) bool {
+	_, known := v.put(znode.TopicPath(topic), data, func(cur []byte) (bool, error) {
 		got, err := znode.DecodeTopic(cur)
 		return err == nil && got.Equal(want), err
 	})
@@ -189,16 +201,32 @@ func topicZnode(t Topic) znode.Topic {
 
 // putPartition plans partition id of topic, with its parent partitions
 // znode, holding st stamped with s's KRaft controller epoch. The topic
-// znode must exist.
+// znode must exist. The state is looked at first: when it exists, so does
+// the partition znode, which then needs no read.
 func (v *view) putPartition(topic string, id int32, st PartitionState, s migrationzk.State) bool {
-	ok := v.requireTopic(topic) && v.ensure(znode.PartitionPath(topic, id), nil)
+	if !v.requireTopic(topic) {
+		return false
+	}
+	statePath := znode.PartitionStatePath(topic, id)
+	cur, known := v.current(statePath)
+	if !known || (!cur.Exists && !v.ensure(znode.PartitionPath(topic, id), nil)) {
+		return false
+	}
 	want := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: st.Leader, LeaderEpoch: st.LeaderEpoch,
 		ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState}
-	_, known := v.put(znode.PartitionStatePath(topic, id), want.Encode(), func(cur []byte) (bool, error) {
+	_, known = v.put(statePath, want.Encode(), func(cur []byte) (bool, error) {
 		got, err := znode.DecodePartitionState(cur)
 		return err == nil && got.Equal(want), err
 	})
-	return ok && known
+	return known
+}
+
+// listPartitions reports whether the partitions of topic were listed, and
+// asks for the listing if not. Planning new partitions after it spares
+// them a read each: the listing proves missing those it lacks.
+func (v *view) listPartitions(topic string) bool {
+	_, listed := v.childrenOf(znode.TopicPartitionsPath(topic))
+	return listed
 }
 
 // requireTopic fails the batch when the topic znode of topic does not
