@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"os"
 	"slices"
 	"sort"
@@ -63,31 +62,17 @@ func runOnSharedServer(m *testing.M) int {
 	return m.Run()
 }
 
-// dial connects a client as zkconn.Connect does (reconnecting at once,
-// the handshake bounded), through dialer when set, and waits for its
-// session, polling closely: zkconn.WaitForSession's first pause is half
-// a second, which every cluster would pay twice.
+// dial connects a client with zkconn.Connect, through dialer when set,
+// and waits up to 30s for its session.
 func dial(servers []string, dialer zk.Dialer) (*zk.Conn, error) {
-	if dialer == nil {
-		dialer = zkconn.HandshakeTimeoutDialer(net.DialTimeout, zkconn.DefaultHandshakeTimeout)
+	var opts []func(*zk.Conn)
+	if dialer != nil {
+		opts = append(opts, zk.WithDialer(dialer))
 	}
-	conn, _, err := zk.Connect(servers, zktest.SessionTimeout, zk.WithHostProvider(&zkconn.HostProvider{}),
-		zk.WithLogInfo(false), zk.WithLogger(quietLogger{}), zk.WithDialer(dialer))
-	if err != nil {
-		return nil, err
-	}
-	for deadline := time.Now().Add(30 * time.Second); conn.State() != zk.StateHasSession; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			conn.Close()
-			return nil, fmt.Errorf("no session with %v after 30s", servers)
-		}
-	}
-	return conn, nil
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return zkconn.Connect(ctx, servers, zktest.SessionTimeout, opts...)
 }
-
-type quietLogger struct{}
-
-func (quietLogger) Printf(string, ...any) {}
 
 // connect is dial for a test, closed when it ends.
 func connect(t *testing.T, servers []string, dialer zk.Dialer) *zk.Conn {

@@ -189,6 +189,7 @@ func WaitForSession(ctx context.Context, conn StateReporter) error {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = time.Millisecond
 	b.MaxInterval = 50 * time.Millisecond
+	b.Reset()
 	b.MaxElapsedTime = 0
 	var t *time.Timer
 	for {
