@@ -34,9 +34,11 @@ import (
 //
 // The results hold one OpResult per op, in order, whatever the outcome. On
 // success the returned State is s with the final /migration version. On
-// error it is what ZooKeeper holds: s when no transaction landed, otherwise
-// the content /migration had before the batch at the version the landed
-// transactions left. To finish the batch, call Apply again with s, its
+// error it is what ZooKeeper is known to hold: s when no transaction is
+// known to have landed, otherwise the content /migration had before the
+// batch at the version the landed transactions left. (A transaction in
+// doubt is not counted: its OpResults and the call's error then say
+// ErrOutcomeUnknown.) To finish the batch, call Apply again with s, its
 // MigrationZkVersion taken from the returned State, and the ops whose
 // result has a non-nil Err other than an *OpError, in order. An empty batch
 // writes nothing and returns s.

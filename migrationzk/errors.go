@@ -21,7 +21,10 @@ var (
 	ErrConflict = errors.New("migrationzk: conflict: znode changed by another writer")
 	// ErrFenced: another controller has taken over: /controller_epoch
 	// moved, or /migration or /controller shows a newer KRaft controller
-	// epoch. The Writer is retired. See *FencedError.
+	// epoch. The Writer is retired. The call's write did not land, unless
+	// the error is also ErrOutcomeUnknown: a copy whose acknowledgement was
+	// lost may have landed before the election, and with the fence moved
+	// nothing can prove it either way. See *FencedError.
 	ErrFenced = errors.New("migrationzk: fenced: another controller has taken over")
 	// ErrRetired: the Writer was fenced by an earlier call and writes
 	// nothing more.

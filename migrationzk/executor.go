@@ -254,7 +254,10 @@ func (e *executor) settle(ctx context.Context, r *retrier, w write, rejection er
 	case verdictLanded:
 		e.recovered(w.path, w.expected, attempt)
 	case verdictNotLanded:
-		if resent && isInterrupted(err) {
+		// A copy in doubt that the reread cannot judge, for want of a
+		// reread or because the fence that would prove it has moved:
+		// unknown, fenced or not.
+		if resent && (isInterrupted(err) || errors.Is(err, ErrFenced)) {
 			return verdictNotLanded, e.unknown(w, err, rejection)
 		}
 	}

@@ -66,7 +66,8 @@ func TestDefectFencedNotifyKafkaShaped(t *testing.T) {
 // reaches the server (request lost, then resent), and right after it
 // commits (reply lost). Before, nothing is written; after, the change and
 // its notification are in whole, older than the election. Either way the
-// writer is fenced and retired.
+// writer is fenced and retired, and the call's outcome is unknown: the
+// client cannot tell a lost request from a lost reply.
 func TestDefectFencedNotifyDualwrite(t *testing.T) {
 	c := newCluster(t)
 	before := c.tree()
@@ -77,8 +78,8 @@ func TestDefectFencedNotifyDualwrite(t *testing.T) {
 	c = newCluster(t)
 	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: transaction, Then: c.raiseEpoch})
 	_, err = c.c.WriteConfigs(testContext(t), at(c.s, 300), brokerOne, map[string]string{"a": "1"})
-	if !errors.Is(err, migrationzk.ErrFenced) {
-		t.Fatalf("got %v, want ErrFenced", err)
+	if !errors.Is(err, migrationzk.ErrFenced) || !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("got %v, want ErrFenced with the outcome unknown", err)
 	}
 	if got := c.notifications(znode.ConfigChangesPath, "config_change_"); len(got) != 1 || c.config("/config/brokers/1")["a"] != "1" {
 		t.Fatalf("the change landed before the election: want its config and 1 notification, got %q", got)
