@@ -76,7 +76,7 @@ func TestDigestSurvivesRestartAndExpiry(t *testing.T) {
 	if err := srv.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	zktestWaitSession(t, conn)
+	waitSession(t, conn)
 	if _, err := conn.Set("/alice", []byte("after restart"), -1); err != nil {
 		t.Fatalf("write after a server restart: %v", err)
 	}
@@ -96,7 +96,7 @@ func TestDigestSurvivesRestartAndExpiry(t *testing.T) {
 	}
 }
 
-func zktestWaitSession(t *testing.T, conn *zk.Conn) {
+func waitSession(t *testing.T, conn *zk.Conn) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
