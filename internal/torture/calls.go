@@ -61,9 +61,11 @@ func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State,
 			d.anomaly(CheckVersion, "%s: version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
 		}
 		d.written(g, out, conds, data, desc, call, ret)
-	case o.retry && errors.Is(err, migrationzk.ErrOutcomeUnknown), o.conflict, o.fenced:
+	case errors.Is(err, migrationzk.ErrOutcomeUnknown), o.conflict:
 		d.maybeWritten(g, o, conds, data, desc, call, ret)
 	}
+	// Fenced and not in doubt: ZooKeeper refused the only copy, so the
+	// history records no write.
 	return o
 }
 
