@@ -10,10 +10,14 @@
 #                 (examples/dualwrite).
 # make bench      the benchmarks of ./bench against real servers, and the table
 #                 of the performance goals (see BENCHMARKS.md).
+# make mutants    the mutation check: every mutant of scripts/mutants/mutants.txt
+#                 (the landing rules and the code acting on their verdicts)
+#                 must be killed by the torture short form alone
+#                 (MUTANT_SEEDS overrides the seed range, default 1-3).
 GO ?= go
 FUZZTIME ?= 20000x
 
-.PHONY: test demo dualwrite zookeeper jdk vet fuzz bench torture
+.PHONY: test demo dualwrite zookeeper jdk vet fuzz bench torture mutants
 
 zookeeper:
 	@./scripts/prepare-zookeeper.sh
@@ -45,3 +49,8 @@ dualwrite: zookeeper
 
 bench: zookeeper
 	./scripts/bench.sh
+
+MUTANT_SEEDS ?= 1-3
+
+mutants: zookeeper
+	ZKWRITER_REQUIRE_ZK=1 $(GO) run ./scripts/mutants -seeds $(MUTANT_SEEDS)
