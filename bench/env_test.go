@@ -33,17 +33,24 @@ type env struct {
 	s      migrationzk.State
 }
 
-// newEnv lays out root on the servers through admin, connects through a
-// fresh FaultDialer (connOpts come after it) and starts a Writer there with
-// opts.
+// newEnv connects to servers through a fresh FaultDialer (connOpts come
+// after it) and starts an env on root there (see startEnv).
 func newEnv(tb testing.TB, servers []string, admin *zk.Conn, root string, opts []migrationzk.Option, connOpts ...func(*zk.Conn)) *env {
+	tb.Helper()
+	faults := zktest.NewFaultDialer(tb)
+	conn := zktest.Connect(tb, servers, append([]func(*zk.Conn){faults.Option()}, connOpts...)...)
+	return startEnv(tb, conn, faults, admin, root, opts)
+}
+
+// startEnv lays out root through admin and starts a Writer there with opts
+// on conn, which dials through faults.
+func startEnv(tb testing.TB, conn *zk.Conn, faults *zktest.FaultDialer, admin *zk.Conn, root string, opts []migrationzk.Option) *env {
 	tb.Helper()
 	for _, p := range []string{root, root + "/brokers", root + znode.TopicsPath} {
 		mustCreate(tb, admin, p, nil)
 	}
 	mustCreate(tb, admin, root+znode.ControllerEpochPath, znode.EncodeControllerEpoch(1))
-	e := &env{root: root, faults: zktest.NewFaultDialer(tb)}
-	e.conn = zktest.Connect(tb, servers, append([]func(*zk.Conn){e.faults.Option()}, connOpts...)...)
+	e := &env{root: root, faults: faults, conn: conn}
 	e.w = migrationzk.New(e.conn, append([]migrationzk.Option{migrationzk.WithRoot(root)}, opts...)...)
 	ctx := context.Background()
 	s := migrationzk.InitialState()

@@ -1,11 +1,8 @@
 package migrationzk_test
 
 import (
-	"slices"
 	"testing"
-	"time"
 
-	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
@@ -68,51 +65,4 @@ func TestTLSUpdateDroppedRequest(t *testing.T) {
 	}
 	c.checkMatches(next)
 	c.tenMoreWrites(w, next)
-}
-
-// TestTLSRecoveryCost logs what a TLS handshake adds to the recovery of a
-// lost acknowledgement: the median time of an Update whose reply is
-// dropped, in plain text, over TLS with session resumption (the dialer's
-// default), and over TLS with a full handshake each time. It asserts
-// nothing about the times, which depend on the machine's load.
-func TestTLSRecoveryCost(t *testing.T) {
-	const runs = 9
-	plain := newCluster(t)
-	secure := newTLSCluster(t)
-	full := newTLSCluster(t)
-	noResumption := full.srv.ClientTLS()
-	noResumption.SessionTicketsDisabled = true
-	full.faults.Dialer = zkconn.TLSDialer(noResumption, nil, 0)
-	for _, v := range []struct {
-		name string
-		c    *cluster
-	}{{"plain", plain}, {"TLS, resumed", secure}, {"TLS, full handshake", full}} {
-		w := v.c.writer()
-		s := v.c.start(w)
-		ok, s := medianUpdate(t, v.c, w, s, runs, false)
-		lost, _ := medianUpdate(t, v.c, w, s, runs, true)
-		t.Logf("%-20s median of %d: acknowledged %v, lost acknowledgement recovered %v (+%v)", v.name, runs, ok, lost, lost-ok)
-	}
-}
-
-// medianUpdate returns the median duration of runs Updates from s, each
-// with its reply dropped when dropReply is set, and the state after them.
-func medianUpdate(t *testing.T, c *cluster, w *migrationzk.Writer, s migrationzk.State, runs int, dropReply bool) (time.Duration, migrationzk.State) {
-	t.Helper()
-	times := make([]time.Duration, 0, runs)
-	for i := 0; i < runs; i++ {
-		if dropReply {
-			c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: "/migration"})
-		}
-		s.KRaftMetadataOffset++
-		start := time.Now()
-		next, err := w.Update(testContext(t), s)
-		times = append(times, time.Since(start))
-		if err != nil || next.Recovered != dropReply {
-			t.Fatalf("run %d: recovered %v, %v", i, next.Recovered, err)
-		}
-		s = next
-	}
-	slices.Sort(times)
-	return times[runs/2].Round(10 * time.Microsecond), s
 }

@@ -23,6 +23,7 @@ run '^BenchmarkCheckpoint$' 3000
 run '^BenchmarkCheckpointMemory$' 3000
 run '^BenchmarkDualWrite$' 20
 run '^BenchmarkRecovery$' 20
+run '^BenchmarkTLSRecovery$' 20
 run '^BenchmarkApplyScaling$' 5
 run '^BenchmarkCreateTopic$' 20
 run '^BenchmarkDeltaScaling$' 5
