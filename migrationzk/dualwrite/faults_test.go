@@ -156,17 +156,18 @@ func TestFaultsEveryMethod(t *testing.T) {
 	calls := append(append(topicCalls(), configCalls()...), otherCalls()...)
 	for _, cl := range calls {
 		for _, f := range faultKinds() {
-			t.Run(cl.name+"/"+f.name, func(t *testing.T) { runFault(t, cl, f) })
+			t.Run(cl.name+"/"+f.name, func(t *testing.T) { runFault(t, cl, f, newCluster) })
 		}
 	}
 }
 
-// runFault makes the change of cl under f, and compares ZooKeeper with a
-// fault-free run of the same change on a cluster of its own.
-func runFault(t *testing.T, cl call, f fault) {
+// runFault makes the change of cl under f on a cluster from newC, and
+// compares ZooKeeper with a fault-free run of the same change on a cluster
+// of its own.
+func runFault(t *testing.T, cl call, f fault, newC func(*testing.T) *cluster) {
 	ctx := testContext(t)
-	want, wantState := faultFree(t, cl)
-	c := newCluster(t)
+	want, wantState := faultFree(t, cl, newC)
+	c := newC(t)
 	s, err := cl.setup(ctx, c.c, at(c.s, 200))
 	if err != nil {
 		t.Fatalf("setup: %v", err)
@@ -194,10 +195,10 @@ func runFault(t *testing.T, cl call, f fault) {
 
 // faultFree makes the change of cl without faults on a cluster of its
 // own and returns what ZooKeeper then holds.
-func faultFree(t *testing.T, cl call) (map[string]stored, migrationzk.State) {
+func faultFree(t *testing.T, cl call, newC func(*testing.T) *cluster) (map[string]stored, migrationzk.State) {
 	t.Helper()
 	ctx := testContext(t)
-	c := newCluster(t)
+	c := newC(t)
 	s, err := cl.setup(ctx, c.c, at(c.s, 200))
 	if err != nil {
 		t.Fatalf("setup: %v", err)

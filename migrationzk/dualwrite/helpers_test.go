@@ -128,6 +128,32 @@ func newCluster(t *testing.T) *cluster {
 	c := &cluster{t: t, servers: servers, faults: zktest.NewFaultDialer(t), root: root + "/kafka"}
 	c.conn = connect(t, servers, c.faults.Dial)
 	c.admin = connect(t, servers, nil)
+	c.start()
+	return c
+}
+
+// newTLSCluster is newCluster under a fresh root on srv, which serves TLS
+// only. The FaultDialer wraps srv's TLS dialer: it sits on the clear side
+// and sees ZooKeeper's frames.
+func newTLSCluster(t *testing.T, srv *zktest.Server) *cluster {
+	t.Helper()
+	root := fmt.Sprintf("%s/%d", srv.Root, roots.Add(1))
+	c := &cluster{t: t, servers: srv.Servers, faults: zktest.NewFaultDialer(t), root: root + "/kafka"}
+	c.faults.Dialer = srv.Dialer()
+	c.conn = srv.ConnectWith(t, zkconn.WithDialer(c.faults.Dial))
+	c.admin = srv.Connect(t)
+	if _, err := c.admin.Create(root, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatalf("create %s: %v", root, err)
+	}
+	c.start()
+	return c
+}
+
+// start lays the cluster's root out and claims leadership as KRaft
+// controller 3000 with epoch 5.
+func (c *cluster) start() {
+	t := c.t
+	t.Helper()
 	c.w = migrationzk.New(c.conn, migrationzk.WithRoot(c.root))
 	ctx := testContext(t)
 	if err := c.w.CreateTopLevelPaths(ctx); err != nil {
@@ -144,7 +170,6 @@ func newCluster(t *testing.T) *cluster {
 		t.Fatal(err)
 	}
 	c.c = dualwrite.New(c.w)
-	return c
 }
 
 // setEpoch creates /controller_epoch holding epoch, as a ZooKeeper-mode
