@@ -124,7 +124,7 @@ func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, 
 	ret := d.h.now()
 	o := d.classify(g, ctx, err)
 	desc := fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops))
-	d.recordApplyCheckpoint(g, s, out, o, desc, call, ret)
+	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), desc, call, ret)
 	if res == nil && err == nil {
 		d.anomaly(CheckResults, "%s: no results", desc)
 	}
@@ -171,34 +171,44 @@ func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err er
 
 // recordApplyCheckpoint records what an Apply call of s, classified as o,
 // did to /migration, and checks it when it said it wrote.
-func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, o outcome, desc string, call, ret int64) {
+func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, o outcome, refused int, desc string, call, ret int64) {
 	data := string(stateData(s))
 	epochCond := cond{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion}
 	switch {
 	case o.err == nil:
 		// The call's own transaction moved /migration by one; when a copy
 		// of it (this call's or, retried, its first attempt's) had landed
-		// and left ops to send, by two.
+		// and left ops to send, by two; and by one more for each part
+		// that refused ops split the rest into, at most one per refusal.
 		from := cond{Slot: slotMigration, Kind: condVersion, Version: out.MigrationZkVersion - 1}
-		switch out.MigrationZkVersion - s.MigrationZkVersion {
-		case 1:
-		case 2:
-			// That copy is ours: it wrote our content at the version after
-			// the one the call was given.
-			from = cond{Slot: slotMigration, Kind: condVersion, Version: out.MigrationZkVersion - 1}
-			first := desc + " first copy"
-			d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite,
-				Conds:   []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion}, epochCond},
-				Effects: []effect{{Slot: slotMigration, Data: data, Version: s.MigrationZkVersion + 1}}, Desc: first}})
-			d.h.addSuccess(success{Path: d.p("/migration"), Version: s.MigrationZkVersion + 1, Learned: g.learned,
-				At: span{call, ret}, Client: g.client(), What: first})
+		switch moved := out.MigrationZkVersion - s.MigrationZkVersion; {
+		case moved == 1:
+		case moved >= 2 && int(moved) <= 2+refused:
+			// Before the call's last transaction, ours too: a copy that
+			// landed earlier, and the parts ZooKeeper's refusals split the
+			// rest into, each moving /migration by one.
+			for v := s.MigrationZkVersion; v < out.MigrationZkVersion-1; v++ {
+				d.earlierPart(g, v, data, epochCond, desc, call, ret)
+			}
 		default:
-			d.anomaly(CheckVersion, "%s: /migration version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
+			d.anomaly(CheckVersion, "%s: /migration version %d from %d with %d ops refused", desc, out.MigrationZkVersion, s.MigrationZkVersion, refused)
 		}
 		d.written(g, out, []cond{from, epochCond}, data, desc, call, ret)
 	case o.retry && errors.Is(o.err, migrationzk.ErrOutcomeUnknown), o.conflict, o.fenced:
 		d.maybeWritten(g, o, []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion}, epochCond}, data, desc, call, ret)
 	}
+}
+
+// earlierPart records a transaction of a call that returned at ret after
+// moving /migration from version from (with our content: the model does
+// not tell it from the content it rewrote) before its last one.
+func (d *driver) earlierPart(g *generation, from int32, data string, epochCond cond, desc string, call, ret int64) {
+	what := fmt.Sprintf("%s part to version %d", desc, from+1)
+	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite,
+		Conds:   []cond{{Slot: slotMigration, Kind: condVersion, Version: from}, epochCond},
+		Effects: []effect{{Slot: slotMigration, Data: data, Version: from + 1}}, Desc: what}})
+	d.h.addSuccess(success{Path: d.p("/migration"), Version: from + 1, Learned: g.learned,
+		At: span{call, ret}, Client: g.client(), What: what})
 }
 
 // opWritten records an op of a batch that Apply said landed at version,
@@ -322,4 +332,16 @@ func short(err error) string {
 		msg = msg[:120] + "..."
 	}
 	return msg
+}
+
+// refusedOps counts the ops ZooKeeper refused on their own account.
+func refusedOps(res []migrationzk.OpResult) int {
+	n := 0
+	for _, r := range res {
+		var oe *migrationzk.OpError
+		if errors.As(r.Err, &oe) {
+			n++
+		}
+	}
+	return n
 }

@@ -182,8 +182,12 @@ func (h *history) falseConflicts() []finding {
 			}
 		}
 		if !legit {
+			group := c.Path
+			if group == root+migrationGroup {
+				group = migrationGroup
+			}
 			found = append(found, finding{CheckFalseConflict, fmt.Sprintf("false conflict on %s at [%d, %d] (%s): no foreign write since %d%s",
-				c.Path, c.At.Call, c.At.Return, c.What, c.Since, h.recent(c.Path, c.At.Return))})
+				c.Path, c.At.Call, c.At.Return, c.What, c.Since, h.recent(group, c.At.Return))})
 		}
 	}
 	return found
@@ -316,7 +320,7 @@ func (h *history) recent(group string, until int64) string {
 	}
 	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
 	var b strings.Builder
-	for _, o := range ops[max(0, len(ops)-8):] {
+	for _, o := range ops[max(0, len(ops)-12):] {
 		ret := "∞"
 		if o.Return != never {
 			ret = fmt.Sprint(o.Return)

@@ -99,7 +99,7 @@ func (d *driver) vocabulary(ctx context.Context, g *generation, s migrationzk.St
 		o.conflict = true
 	}
 	desc := fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes))
-	d.recordApplyCheckpoint(g, s, out, o, desc, call, ret)
+	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), desc, call, ret)
 	d.recordResults(g, res, err, o, out, desc, call, ret)
 	d.tallyNotifications(changes, res, err)
 	return o
