@@ -30,7 +30,7 @@ func TestFlags(t *testing.T) {
 		{"bad-zk", []string{"--zk", "localhost", "status"}, exitError, `--zk "localhost"`},
 		{"bad-timeout", []string{"--timeout", "0s", "status"}, exitError, "--timeout 0s: must be positive"},
 		{"extra-args", []string{"status", "extra"}, exitError, "unexpected arguments: extra"},
-		{"unreachable", []string{"--zk", "127.0.0.1:1", "--timeout", "500ms", "status"}, exitError, "cannot reach ZooKeeper at 127.0.0.1:1 within 500ms"},
+		{"unreachable", []string{"--zk", "127.0.0.1:1", "--timeout", "500ms", "status"}, exitError, "cannot reach ZooKeeper at 127.0.0.1:1: connection refused"},
 		{"unreachable-after-command", []string{"rollback-check", "--zk", "127.0.0.1:1", "--timeout", "500ms"}, exitError, "cannot reach ZooKeeper at 127.0.0.1:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,18 +6,36 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// runInProcess runs the command in this process, its client dialling with
-// opts (such as a FaultDialer), with stderr taken for a terminal when tty.
-func (c *cluster) runInProcess(tty bool, opts []func(*zk.Conn), args ...string) result {
+// runInProcess runs the command in this process, its client connecting
+// with opts (such as a FaultDialer's), with stderr taken for a terminal
+// when tty, and stdin not a terminal.
+func (c *cluster) runInProcess(tty bool, opts []zkconn.Option, args ...string) result {
+	c.t.Helper()
+	return c.runWith(inProcess{stderrTTY: tty, opts: opts}, args...)
+}
+
+// inProcess is the environment of a run in this process.
+type inProcess struct {
+	stderrTTY bool
+	// stdinTTY makes stdin a terminal that holds stdin.
+	stdinTTY bool
+	stdin    string
+	opts     []zkconn.Option
+	env      map[string]string
+}
+
+// runWith runs the command in this process, in env.
+func (c *cluster) runWith(env inProcess, args ...string) result {
 	c.t.Helper()
 	var stdout, stderr bytes.Buffer
-	a := &app{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, tty: tty, connOpts: opts}
+	a := &app{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(env.stdin),
+		getenv: func(k string) string { return env.env[k] }, tty: env.stderrTTY,
+		stdinTTY: func() bool { return env.stdinTTY }, connOpts: env.opts}
 	code := a.run(append([]string{"--zk", strings.Join(c.srv.Servers, ","), "--root", c.root}, args...))
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
 }
@@ -71,7 +89,7 @@ func TestRollbackFixLostAck(t *testing.T) {
 			faults := zktest.NewFaultDialer(t)
 			armed := faults.Arm(tc.fault(c))
 
-			r := c.runInProcess(false, []func(*zk.Conn){faults.Option()}, "--output", "json", "rollback-fix", "--apply")
+			r := c.runInProcess(false, []zkconn.Option{zkconn.WithDialer(faults.Dial)}, "--output", "json", "rollback-fix", "--apply")
 			wantCode(t, r, exitOK)
 			if !armed.HasFired() {
 				t.Fatal("the fault did not fire")

@@ -84,7 +84,7 @@ func (a *app) scan(ctx context.Context, conn *zk.Conn, threshold int32) (scanRes
 		return res, fmt.Errorf("%s does not exist: is --root right? (Kafka's chroot, such as /kafka)", topicsPath)
 	}
 	if err != nil {
-		return res, fmt.Errorf("list %s: %w", topicsPath, err)
+		return res, fmt.Errorf("list %s: %w", topicsPath, denied(topicsPath, "list", err))
 	}
 	sort.Strings(topics)
 	res.Topics = len(topics)
@@ -136,7 +136,7 @@ func (a *app) listPartitions(ctx context.Context, conn *zk.Conn, topics []string
 			return nil // a topic being created or deleted: no partitions yet
 		}
 		if err != nil {
-			return fmt.Errorf("list %s: %w", path, err)
+			return fmt.Errorf("list %s: %w", path, denied(path, "list", err))
 		}
 		sort.Slice(children, func(x, y int) bool { return partitionLess(children[x], children[y]) })
 		names[i] = children
