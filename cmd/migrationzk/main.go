@@ -238,4 +238,3 @@ func (h outcomeNoter) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h outcomeNoter) WithGroup(name string) slog.Handler {
 	return outcomeNoter{next: h.next.WithGroup(name), recovered: h.recovered}
 }
-
