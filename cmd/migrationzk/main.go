@@ -77,12 +77,6 @@ func main() {
 	os.Exit(a.run(os.Args[1:]))
 }
 
-// isTerminal reports whether f is a character device, such as a terminal.
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 // app is one run of the tool, with its environment.
 type app struct {
 	stdout, stderr io.Writer

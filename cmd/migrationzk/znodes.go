@@ -181,6 +181,8 @@ type controllerView struct {
 	Ephemeral bool   `json:"ephemeral"`
 	Error     string `json:"error,omitempty"`
 	Data      string `json:"data,omitempty"`
+	// raw is the data as read.
+	raw string
 }
 
 func viewController(path string, r raw) controllerView {
@@ -188,7 +190,7 @@ func viewController(path string, r raw) controllerView {
 	if !r.exists {
 		return v
 	}
-	v.Version, v.Ephemeral = r.stat.Version, r.stat.EphemeralOwner != 0
+	v.Version, v.Ephemeral, v.raw = r.stat.Version, r.stat.EphemeralOwner != 0, rawText(r.data)
 	c, err := znode.DecodeController(r.data)
 	if err != nil {
 		v.State, v.Error, v.Data = dataState(r.data), decodeDetail(err), rawText(r.data)
