@@ -8,6 +8,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 )
@@ -149,10 +152,24 @@ func describe(err error) (kind, message string) {
 	case errors.As(err, &nae):
 		return kindNotAuthorized, fmt.Sprintf("not authorized for path %s: ZooKeeper refused %s to this client's identities "+
 			"(the x509 subject of its certificate, the digest user); authenticate as one the znode's ACL grants, or as a super user (%v)", nae.Path, nae.Op, err)
-	case errors.Is(err, migrationzk.ErrAuthFailed):
+	case errors.Is(err, migrationzk.ErrAuthFailed), errors.Is(err, zk.ErrAuthFailed):
 		return kindCredentials, "bad credentials: " + err.Error()
+	case authRequired(err):
+		return kindCredentials, "bad credentials: the server requires authentication (enforce.auth.enabled) by a scheme this client did not use: " +
+			"give digest credentials (--zk-digest-file or $" + digestEnv + "), or a client certificate if the server counts x509 (" + err.Error() + ")"
 	}
 	return "", err.Error()
+}
+
+// authRequired reports whether err or an error it wraps is ZooKeeper's
+// refusal of a request sent before authenticating.
+func authRequired(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if zkerr.IsAuthRequired(err) {
+			return true
+		}
+	}
+	return false
 }
 
 // errorReport is the json output of a command that failed before it had

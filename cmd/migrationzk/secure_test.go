@@ -253,7 +253,7 @@ type badInput struct {
 // (no client certificate), a wrong digest password, a certificate
 // without grants (not authorized for path), a misspelt key in the TLS
 // file, a malformed keystore, a server certificate for another host
-// (hostname mismatch).
+// (hostname mismatch), no authentication where the server enforces it.
 func TestSecuredBadInputs(t *testing.T) {
 	s := startSecured(t)
 	c := s.kafkaCluster(t, "bad")
@@ -280,6 +280,15 @@ func TestSecuredBadInputs(t *testing.T) {
 	t.Run("untrusted-names-the-kind", func(t *testing.T) {
 		r := c.runAs(s.files["wrong-ca"], nil, "status")
 		wantBadInput(t, r, "failed: untrusted certificate:", time.Now())
+	})
+
+	t.Run("no-credentials-enforced", func(t *testing.T) {
+		// The server counts digest only: Kafka's certificate is no
+		// authentication there.
+		other := startSecured(t, zktest.WithAuthEnforced("digest"))
+		start := time.Now()
+		r := runBinary(t, nil, "--zk", other.srv.Addr()+"/kafka", "--zk-tls-config-file", other.files["kafka"], "--timeout", "30s", "status")
+		wantBadInput(t, r, "bad credentials: the server requires authentication (enforce.auth.enabled)", start)
 	})
 
 	t.Run("hostname-mismatch", func(t *testing.T) {
