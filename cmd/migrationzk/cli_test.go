@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -429,7 +430,8 @@ func TestRollbackFix(t *testing.T) {
 }
 
 // TestRepairNullMigration replaces a null or empty /migration with the
-// initial state and leaves everything else alone.
+// initial state, printing the write as it is made, and leaves everything
+// else alone.
 // Fault: none; null, empty and garbage /migration data.
 func TestRepairNullMigration(t *testing.T) {
 	srv := zktest.Start(t)
@@ -454,6 +456,9 @@ func TestRepairNullMigration(t *testing.T) {
 
 			r = c.run("--output", "json", "repair-null-migration", "--apply")
 			wantCode(t, r, exitOK)
+			if want := fmt.Sprintf("write 1/1: set %s/migration at version 0 from %s data to %q\nwrite 1/1: ok\n", c.root, tc.name, initial); !strings.Contains(r.stderr, want) {
+				t.Fatalf("stderr lacks the write %q:\n%s", want, r)
+			}
 			var out repairReport
 			r.decode(t, &out)
 			if out.Outcome != outcomeApplied || out.Before.State != tc.name || out.After == nil || out.After.State != stateOK ||

@@ -216,7 +216,8 @@ func TestSecuredRollbackFix(t *testing.T) {
 			wantOutput(t, r, "ZooKeeper-mode broker 1 (version 0, ephemeral)", "43 (version 43)")
 			r = run("rollback-check")
 			wantCode(t, r, exitProblem)
-			wantOutput(t, r, "AT RISK: 3 partitions are stamped with a controller epoch above 43.")
+			wantOutput(t, r, "AT RISK: 3 partitions are stamped with a controller epoch above 43.",
+				"`migrationzk --zk "+c.srv.Addr()+c.root+" --zk-tls-config-file "+s.files[tc.file]+strings.Join(append([]string{""}, flags...), " ")+" rollback-fix`")
 
 			before := c.acls(aclPaths...)
 			r = run("rollback-fix", "--apply", "--yes")
