@@ -24,6 +24,11 @@
 //	--verbose                      log every ZooKeeper write to stderr
 //	--version                      print the version and exit
 //
+// Writes: rollback-fix and repair-null-migration write only with --apply,
+// and print every write on stderr as they make it. rollback-fix --apply
+// lists its writes and asks for confirmation when stdin is a terminal
+// (--yes skips the question); when stdin is not a terminal it proceeds.
+//
 // Exit codes: 0 fine, 1 a problem was found (or a dry run found work to
 // do), 2 an error: bad flags, ZooKeeper unreachable, a TLS or
 // authentication failure, no Kafka metadata under the root, or data that
