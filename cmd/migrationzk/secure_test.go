@@ -131,7 +131,15 @@ func (s *secured) properties(t *testing.T, name, truststore, keystore string, ex
 // digestFile writes a digest file holding user:password.
 func (s *secured) digestFile(t *testing.T, user, password string) string {
 	t.Helper()
-	return s.write(t, "digest-"+user+"-"+password, []byte(user+":"+password+"\n"))
+	f, err := os.CreateTemp(s.dir, "digest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(user + ":" + password + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
 }
 
 // kafkaCluster lays out a rolled-back cluster under a chroot of its own, as
@@ -308,9 +316,11 @@ func wantBadInput(t *testing.T, r result, want string, start time.Time) {
 	if !strings.Contains(r.stderr, want) {
 		t.Fatalf("stderr lacks %q:\n%s", want, r)
 	}
-	if d := time.Since(start); d > fastFail {
+	d := time.Since(start)
+	if d > fastFail {
 		t.Fatalf("took %v, want under %v: %s", d, fastFail, r)
 	}
+	t.Logf("exit %d after %v: %s", r.code, d.Round(time.Millisecond), strings.TrimSpace(r.stderr))
 }
 
 // fastFail bounds how long a failure that retrying cannot cure may take.
@@ -331,13 +341,17 @@ func TestSecretsNeverShown(t *testing.T) {
 		c := s.kafkaCluster(t, "secrets-"+mode)
 		for _, cmd := range commands {
 			for _, creds := range []struct {
-				file string
-				env  string
+				file  string
+				env   []string
+				flags []string
 			}{
-				{"admin", superUser + ":" + superPassword},    // PKCS12 keystore password and digest
-				{"operator", superUser + ":" + wrongPassword}, // bad credentials
+				// The PKCS12 keystore's password, and the digest super user's.
+				{"admin", []string{digestEnv + "=" + superUser + ":" + superPassword}, nil},
+				// Bad credentials, from the environment and from a file.
+				{"operator", []string{digestEnv + "=" + superUser + ":" + wrongPassword}, nil},
+				{"operator", nil, []string{"--zk-digest-file", s.digestFile(t, superUser, wrongPassword)}},
 			} {
-				r := c.runAs(s.files[creds.file], []string{digestEnv + "=" + creds.env}, append(flags, cmd...)...)
+				r := c.runAs(s.files[creds.file], creds.env, append(append(flags, creds.flags...), cmd...)...)
 				out := r.stdout + r.stderr
 				for _, secret := range secrets {
 					if strings.Contains(out, secret) {
