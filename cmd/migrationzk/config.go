@@ -54,7 +54,7 @@ func (a *app) splitConnect() error {
 	if hasChroot {
 		a.g.chroot = "/" + chroot
 		if err := validRoot(a.g.chroot); err != nil {
-			return fmt.Errorf("--zk %q: the chroot %w", a.g.zk, err)
+			return fmt.Errorf("--zk %q: the chroot %q: %w", a.g.zk, a.g.chroot, err)
 		}
 	}
 	return nil
