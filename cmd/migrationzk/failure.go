@@ -205,9 +205,10 @@ func (a *app) fail(err error) int {
 	return exitError
 }
 
-// warn reports an error on stderr and returns the message.
-func (a *app) warn(err error) string {
-	_, msg := describe(err)
-	fmt.Fprintf(a.stderr, "migrationzk %s: %s\n", a.cmd, msg)
-	return msg
+// warn reports an error on stderr and returns its kind and message, as
+// describe does.
+func (a *app) warn(err error) (kind, message string) {
+	kind, message = describe(err)
+	fmt.Fprintf(a.stderr, "migrationzk %s: %s\n", a.cmd, message)
+	return kind, message
 }

@@ -55,10 +55,12 @@ type fixReport struct {
 	Outcome string `json:"outcome"`
 	Message string `json:"message"`
 	// Error is why the command stopped, when it failed.
-	Error   string       `json:"error,omitempty"`
-	Before  *checkReport `json:"before,omitempty"`
-	Actions []fixAction  `json:"actions"`
-	After   *checkReport `json:"after,omitempty"`
+	Error string `json:"error,omitempty"`
+	// ErrorKind is the error's kind, as in errorReport.
+	ErrorKind string       `json:"error_kind,omitempty"`
+	Before    *checkReport `json:"before,omitempty"`
+	Actions   []fixAction  `json:"actions"`
+	After     *checkReport `json:"after,omitempty"`
 }
 
 type fixFlags struct {
@@ -83,7 +85,7 @@ func (a *app) rollbackFix(ctx context.Context, conn *zk.Conn, f fixFlags) int {
 	code, err := a.planFix(ctx, conn, f, &rep)
 	if err != nil {
 		// The report still says what was done before the error.
-		rep.Error = a.warn(err)
+		rep.ErrorKind, rep.Error = a.warn(err)
 	}
 	if a.json() {
 		a.emitJSON(rep)

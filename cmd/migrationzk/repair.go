@@ -101,7 +101,7 @@ func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) i
 	case err != nil:
 		r.Error = err.Error()
 		r.Message = fmt.Sprintf("Failed: %v", err)
-		a.warn(err)
+		_, _ = a.warn(err)
 		return exitError
 	}
 	rctx, cancel := a.step(ctx)

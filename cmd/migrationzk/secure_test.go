@@ -185,9 +185,11 @@ func (c *cluster) acls(paths ...string) map[string][]zk.ACL {
 	return m
 }
 
-// aclPaths are the znodes whose ACL rollback-fix must keep.
-var aclPaths = []string{"", znode.ControllerEpochPath, znode.MigrationPath, "/brokers", znode.TopicsPath,
-	znode.TopicsPath + "/orders", znode.PartitionStatePath("orders", 0), znode.PartitionStatePath("logs", 1)}
+// aclPaths returns the znodes whose ACL rollback-fix must keep.
+func aclPaths() []string {
+	return []string{"", znode.ControllerEpochPath, znode.MigrationPath, "/brokers", znode.TopicsPath,
+		znode.TopicsPath + "/orders", znode.PartitionStatePath("orders", 0), znode.PartitionStatePath("logs", 1)}
+}
 
 // TestSecuredRollbackFix runs status, rollback-check and rollback-fix
 // --apply --yes on a TLS-only server that enforces authentication, over a
@@ -227,7 +229,7 @@ func TestSecuredRollbackFix(t *testing.T) {
 			wantOutput(t, r, "AT RISK: 3 partitions are stamped with a controller epoch above 43.",
 				"`migrationzk --zk "+c.srv.Addr()+c.root+" --zk-tls-config-file "+s.files[tc.file]+strings.Join(append([]string{""}, flags...), " ")+" rollback-fix`")
 
-			before := c.acls(aclPaths...)
+			before := c.acls(aclPaths()...)
 			r = run("rollback-fix", "--apply", "--yes")
 			wantCode(t, r, exitOK)
 			wantOutput(t, r, "Applied.", "Verdict: safe.")
@@ -235,7 +237,7 @@ func TestSecuredRollbackFix(t *testing.T) {
 			if c.exists(znode.ControllerPath) {
 				t.Fatal("/controller still exists")
 			}
-			if after := c.acls(aclPaths...); !reflect.DeepEqual(before, after) {
+			if after := c.acls(aclPaths()...); !reflect.DeepEqual(before, after) {
 				t.Fatalf("ACLs changed:\nbefore %v\nafter  %v", before, after)
 			}
 			if acl := before[znode.ControllerEpochPath]; len(acl) != 2 || acl[0].Scheme != "x509" || acl[0].ID != kafkaDN {
@@ -286,6 +288,17 @@ func TestSecuredBadInputs(t *testing.T) {
 			c.unchanged(znode.ControllerPath, ctl, ctlStat.Version)
 		})
 	}
+	t.Run("not-authorized-json", func(t *testing.T) {
+		r := c.runAs(s.files["operator"], nil, "--output", "json", "rollback-fix", "--apply", "--yes")
+		wantCode(t, r, exitError)
+		var out fixReport
+		r.decode(t, &out)
+		if out.ErrorKind != kindNotAuthorized || !strings.Contains(out.Error, "not authorized for path "+c.root+"/controller_epoch") ||
+			out.Actions[0].Done || out.After != nil {
+			t.Fatalf("json: %+v", out)
+		}
+		c.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
+	})
 	t.Run("untrusted-names-the-kind", func(t *testing.T) {
 		r := c.runAs(s.files["wrong-ca"], nil, "status")
 		wantBadInput(t, r, "failed: untrusted certificate:", time.Now())
