@@ -247,6 +247,33 @@ func TestSecuredRollbackFix(t *testing.T) {
 	}
 }
 
+// TestSecuredGrantedDigest runs rollback-fix --apply --yes as a digest
+// identity added to the control znodes' ACLs but not granted delete on the
+// chroot, which deleting /controller needs.
+// Fault: a permission missing for the second write; the tool must find it
+// before the first, so that nothing is written.
+func TestSecuredGrantedDigest(t *testing.T) {
+	s := startSecured(t)
+	const user, password = "migration", "m1gration-Pa55"
+	grant := zk.ACL{Perms: zk.PermAll, Scheme: "digest", ID: zktest.DigestID(user, password)}
+	control := map[string]bool{znode.ControllerEpochPath: true, znode.ControllerPath: true, znode.MigrationPath: true}
+	c := s.kafkaCluster(t, "granted")
+	for p := range control {
+		if _, err := c.admin.SetACL(c.root+p, append(migrationzk.KafkaSecureACL(p), grant), -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctl, _ := c.get(znode.ControllerPath)
+	start := time.Now()
+	r := c.runAs(s.files["operator"], []string{digestEnv + "=" + user + ":" + password}, "rollback-fix", "--apply", "--yes")
+	wantBadInput(t, r, "not authorized for path "+c.root+"/controller: ZooKeeper refused delete", start)
+	c.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
+	c.unchanged(znode.ControllerPath, ctl, 0)
+	if strings.Contains(r.stderr, "write 1/2") {
+		t.Fatalf("a write was attempted: %s", r)
+	}
+}
+
 // badInput is a secured run that must fail at once with exit 2 and a
 // message saying what is wrong.
 type badInput struct {
@@ -276,7 +303,7 @@ func TestSecuredBadInputs(t *testing.T) {
 			`bad credentials: digest user "super" (from $MIGRATIONZK_DIGEST) may not write ` + c.root + "/controller_epoch"},
 		{"wrong-digest-password-file", "operator", nil, []string{"--zk-digest-file", s.digestFile(t, superUser, wrongPassword)},
 			`bad credentials: digest user "super" (from ` + s.dir},
-		{"not-authorized", "operator", nil, nil, "not authorized for path " + c.root + "/controller_epoch"},
+		{"not-authorized", "operator", nil, nil, "not authorized for path " + c.root + "/controller: ZooKeeper refused delete"},
 		{"unknown-property", "unknown-key", nil, nil, "--zk-tls-config-file: zktls: " + s.files["unknown-key"] + ": zookeeper.ssl.keystore.locaton: unknown property"},
 		{"malformed-keystore", "malformed-keystore", nil, nil, "zookeeper.ssl.keystore.location: " + s.dir + "/bad.pem: PEM keystore"},
 	} {
@@ -293,15 +320,27 @@ func TestSecuredBadInputs(t *testing.T) {
 		wantCode(t, r, exitError)
 		var out fixReport
 		r.decode(t, &out)
-		if out.ErrorKind != kindNotAuthorized || !strings.Contains(out.Error, "not authorized for path "+c.root+"/controller_epoch") ||
+		if out.ErrorKind != kindNotAuthorized || !strings.Contains(out.Error, "not authorized for path "+c.root+"/controller: ZooKeeper refused delete") ||
 			out.Actions[0].Done || out.After != nil {
 			t.Fatalf("json: %+v", out)
 		}
 		c.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
 	})
+	t.Run("not-authorized-set", func(t *testing.T) {
+		// No /controller: the only write is the set of /controller_epoch.
+		c := s.kafkaCluster(t, "bad-set")
+		if err := c.admin.Delete(c.root+znode.ControllerPath, -1); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		r := c.runAs(s.files["operator"], nil, "rollback-fix", "--apply", "--yes")
+		wantBadInput(t, r, "not authorized for path "+c.root+"/controller_epoch: ZooKeeper refused", start)
+		c.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
+	})
 	t.Run("untrusted-names-the-kind", func(t *testing.T) {
+		start := time.Now()
 		r := c.runAs(s.files["wrong-ca"], nil, "status")
-		wantBadInput(t, r, "failed: untrusted certificate:", time.Now())
+		wantBadInput(t, r, "failed: untrusted certificate:", start)
 	})
 
 	t.Run("no-credentials-enforced", func(t *testing.T) {
