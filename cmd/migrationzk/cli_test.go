@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -10,7 +11,9 @@ import (
 )
 
 // TestFlags checks flag handling and exit codes without a cluster: help,
-// unknown commands, bad flag values, and an unreachable ZooKeeper.
+// unknown commands, bad flag values, a malformed chroot, digest
+// credentials given twice (a file and $MIGRATIONZK_DIGEST, set for every
+// case), and an unreachable ZooKeeper.
 // Fault: ZooKeeper unreachable (nothing listens on the port).
 func TestFlags(t *testing.T) {
 	for _, tc := range []struct {
@@ -28,13 +31,15 @@ func TestFlags(t *testing.T) {
 		{"bad-output", []string{"--output", "yaml", "status"}, exitError, `--output "yaml": want text or json`},
 		{"bad-root", []string{"--root", "kafka", "status"}, exitError, `--root "kafka"`},
 		{"bad-zk", []string{"--zk", "localhost", "status"}, exitError, `--zk "localhost"`},
+		{"bad-chroot", []string{"--zk", "127.0.0.1:1/kafka/", "status"}, exitError, `--zk "127.0.0.1:1/kafka/": the chroot "/kafka/": want an absolute path`},
+		{"digest-file-and-env", []string{"--zk-digest-file", "/dev/null", "status"}, exitError, "both --zk-digest-file and $MIGRATIONZK_DIGEST are set"},
 		{"bad-timeout", []string{"--timeout", "0s", "status"}, exitError, "--timeout 0s: must be positive"},
 		{"extra-args", []string{"status", "extra"}, exitError, "unexpected arguments: extra"},
-		{"unreachable", []string{"--zk", "127.0.0.1:1", "--timeout", "500ms", "status"}, exitError, "cannot reach ZooKeeper at 127.0.0.1:1 within 500ms"},
+		{"unreachable", []string{"--zk", "127.0.0.1:1", "--timeout", "500ms", "status"}, exitError, "cannot reach ZooKeeper at 127.0.0.1:1: connection refused"},
 		{"unreachable-after-command", []string{"rollback-check", "--zk", "127.0.0.1:1", "--timeout", "500ms"}, exitError, "cannot reach ZooKeeper at 127.0.0.1:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := runBinary(t, nil, tc.args...)
+			r := runBinary(t, []string{digestEnv + "=" + "u:p"}, tc.args...)
 			wantCode(t, r, tc.code)
 			if !strings.Contains(r.stderr, tc.stderr) {
 				t.Fatalf("stderr lacks %q:\n%s", tc.stderr, r)
@@ -429,7 +434,8 @@ func TestRollbackFix(t *testing.T) {
 }
 
 // TestRepairNullMigration replaces a null or empty /migration with the
-// initial state and leaves everything else alone.
+// initial state, printing the write as it is made, and leaves everything
+// else alone.
 // Fault: none; null, empty and garbage /migration data.
 func TestRepairNullMigration(t *testing.T) {
 	srv := zktest.Start(t)
@@ -454,6 +460,9 @@ func TestRepairNullMigration(t *testing.T) {
 
 			r = c.run("--output", "json", "repair-null-migration", "--apply")
 			wantCode(t, r, exitOK)
+			if want := fmt.Sprintf("write 1/1: set %s/migration at version 0 from %s data to %q\nwrite 1/1: ok\n", c.root, tc.name, initial); !strings.Contains(r.stderr, want) {
+				t.Fatalf("stderr lacks the write %q:\n%s", want, r)
+			}
 			var out repairReport
 			r.decode(t, &out)
 			if out.Outcome != outcomeApplied || out.Before.State != tc.name || out.After == nil || out.After.State != stateOK ||

@@ -6,18 +6,36 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
-
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// runInProcess runs the command in this process, its client dialling with
-// opts (such as a FaultDialer), with stderr taken for a terminal when tty.
-func (c *cluster) runInProcess(tty bool, opts []func(*zk.Conn), args ...string) result {
+// runInProcess runs the command in this process, its client connecting
+// with opts (such as a FaultDialer's), with stderr taken for a terminal
+// when tty, and stdin not a terminal.
+func (c *cluster) runInProcess(tty bool, opts []zkconn.Option, args ...string) result {
+	c.t.Helper()
+	return c.runWith(inProcess{stderrTTY: tty, opts: opts}, args...)
+}
+
+// inProcess is the environment of a run in this process.
+type inProcess struct {
+	stderrTTY bool
+	// stdinTTY makes stdin a terminal that holds stdin.
+	stdinTTY bool
+	stdin    string
+	opts     []zkconn.Option
+	env      map[string]string
+}
+
+// runWith runs the command in this process, in env.
+func (c *cluster) runWith(env inProcess, args ...string) result {
 	c.t.Helper()
 	var stdout, stderr bytes.Buffer
-	a := &app{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, tty: tty, connOpts: opts}
+	a := &app{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(env.stdin),
+		getenv: func(k string) string { return env.env[k] }, tty: env.stderrTTY,
+		stdinTTY: func() bool { return env.stdinTTY }, connOpts: env.opts}
 	code := a.run(append([]string{"--zk", strings.Join(c.srv.Servers, ","), "--root", c.root}, args...))
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
 }
@@ -71,7 +89,7 @@ func TestRollbackFixLostAck(t *testing.T) {
 			faults := zktest.NewFaultDialer(t)
 			armed := faults.Arm(tc.fault(c))
 
-			r := c.runInProcess(false, []func(*zk.Conn){faults.Option()}, "--output", "json", "rollback-fix", "--apply")
+			r := c.runInProcess(false, []zkconn.Option{zkconn.WithDialer(faults.Dial)}, "--output", "json", "rollback-fix", "--apply")
 			wantCode(t, r, exitOK)
 			if !armed.HasFired() {
 				t.Fatal("the fault did not fire")
@@ -96,21 +114,23 @@ func TestRollbackFixLostAck(t *testing.T) {
 }
 
 // TestProgressBar checks that the scan draws a progress bar on stderr when
-// it is a terminal, and only then, and keeps stdout clean.
+// it is a terminal, and only then, that it counts partitions (12 in 3
+// topics), and keeps stdout clean.
 // Fault: none.
 func TestProgressBar(t *testing.T) {
 	srv := zktest.Start(t)
 	admin := srv.Connect(t)
 	c := newCluster(t, srv, admin, "progress")
-	c.seedKafka(3, uniform("orders", 10, 2))
+	c.seedKafka(3, uniform("orders", 10, 2), uniform("logs", 1, 2), uniform("audit", 1, 2))
 
 	r := c.runInProcess(true, nil, "--output", "json", "rollback-check")
 	wantCode(t, r, exitOK)
-	if !strings.Contains(r.stderr, "\rscanning [") || !strings.HasSuffix(r.stderr, "\r\x1b[K") {
-		t.Fatalf("no progress bar on a terminal: %q", r.stderr)
+	if !strings.Contains(r.stderr, "\rscanning [##############################] 100% 12/12 partitions, 3 topics, ") ||
+		!strings.HasSuffix(r.stderr, "\r\x1b[K") {
+		t.Fatalf("no progress bar counting partitions on a terminal: %q", r.stderr)
 	}
 	var out checkReport
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Partitions != 10 {
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Partitions != 12 {
 		t.Fatalf("stdout: %v %q", err, r.stdout)
 	}
 
@@ -121,15 +141,21 @@ func TestProgressBar(t *testing.T) {
 	}
 }
 
-// TestProgressLine checks how the progress bar is drawn.
+// TestProgressLine checks how the progress bar is drawn: topics while
+// partitions are listed, then partitions, not topics or pages of topics.
 // Fault: none.
 func TestProgressLine(t *testing.T) {
-	p := &progress{total: 1000}
-	p.topics.Store(300)
-	p.partitions.Store(30000)
-	line := p.line()
-	want := "scanning [#########.....................]  30% 300/1,000 topics, 30,000 partitions, "
-	if !strings.HasPrefix(line, want) {
+	p := newProgress(nil, 1000)
+	p.listed.Store(300)
+	want := "listing  [#########.....................]  30% 300/1,000 topics, "
+	if line := p.line(); !strings.HasPrefix(line, want) {
+		t.Fatalf("line %q, want prefix %q", line, want)
+	}
+	p.listed.Store(1000)
+	p.total.Store(100000)
+	p.partitions.Store(75000)
+	want = "scanning [######################........]  75% 75,000/100,000 partitions, 1,000 topics, "
+	if line := p.line(); !strings.HasPrefix(line, want) {
 		t.Fatalf("line %q, want prefix %q", line, want)
 	}
 }

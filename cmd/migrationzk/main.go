@@ -15,27 +15,33 @@
 //
 // Global flags, accepted before or after the command:
 //
-//	--zk host:port[,host:port...]  ZooKeeper servers (default $ZK_SERVERS, else 127.0.0.1:2181)
-//	--root /chroot                 the chroot Kafka runs under, such as /kafka (default none)
+//	--zk host:port[,host:port...][/chroot]  ZooKeeper servers, as Kafka's zookeeper.connect (default $ZK_SERVERS, else 127.0.0.1:2181)
+//	--root /chroot                 the chroot Kafka runs under, such as /kafka (default: the --zk chroot, else none)
+//	--zk-tls-config-file file      Kafka's zookeeper.ssl.* client properties, as kafka-configs.sh takes them
+//	--zk-digest-file file          digest credentials, user:password (or $MIGRATIONZK_DIGEST)
 //	--timeout duration             how long to wait for ZooKeeper at each step (default 15s)
 //	--output text|json             output format (default text)
 //	--verbose                      log every ZooKeeper write to stderr
+//	--version                      print the version and exit
+//
+// Writes: rollback-fix and repair-null-migration write only with --apply,
+// and print every write on stderr as they make it. rollback-fix --apply
+// lists its writes and asks for confirmation when stdin is a terminal
+// (--yes skips the question); when stdin is not a terminal it proceeds.
 //
 // Exit codes: 0 fine, 1 a problem was found (or a dry run found work to
-// do), 2 an error: bad flags, ZooKeeper unreachable, or data that cannot be
-// decoded blocks the action. Nothing is written on exit 2 unless the
-// output says so.
+// do), 2 an error: bad flags, ZooKeeper unreachable, a TLS or
+// authentication failure, no Kafka metadata under the root, or data that
+// cannot be decoded blocks the action. Nothing is written on exit 2 unless
+// the output says so.
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -49,11 +55,15 @@ import (
 const (
 	exitOK      = 0 // fine
 	exitProblem = 1 // a problem was found; a dry run found work to do
-	exitError   = 2 // bad flags, unreachable ZooKeeper, data blocking the action
+	exitError   = 2 // bad flags, unreachable ZooKeeper, TLS or authentication failure, data blocking the action
 )
 
 // defaultServers is used when neither --zk nor ZK_SERVERS is set.
 const defaultServers = "127.0.0.1:2181"
+
+// digestEnv names the environment variable that may hold digest
+// credentials, user:password.
+const digestEnv = "MIGRATIONZK_DIGEST"
 
 // sessionTimeout is the ZooKeeper session timeout the tool asks for.
 const sessionTimeout = 10 * time.Second
@@ -62,47 +72,60 @@ func main() {
 	a := &app{
 		stdout: os.Stdout,
 		stderr: os.Stderr,
+		stdin:  os.Stdin,
 		getenv: os.Getenv,
 		tty:    isTerminal(os.Stderr),
+		stdinTTY: func() bool {
+			return isTerminal(os.Stdin)
+		},
 	}
 	os.Exit(a.run(os.Args[1:]))
-}
-
-// isTerminal reports whether f is a character device, such as a terminal.
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // app is one run of the tool, with its environment.
 type app struct {
 	stdout, stderr io.Writer
-	getenv         func(string) string
+	// stdin is where confirmations are read.
+	stdin  io.Reader
+	getenv func(string) string
 	// tty says whether stderr is a terminal: a progress bar is drawn there
 	// only then.
 	tty bool
-	// connOpts are extra go-zookeeper options, such as a dialer.
-	connOpts []func(*zk.Conn)
+	// stdinTTY says whether stdin is a terminal: rollback-fix --apply asks
+	// for confirmation only then.
+	stdinTTY func() bool
+	// connOpts are extra options of zkconn.Open, such as a dialer; they
+	// come after the tool's own.
+	connOpts []zkconn.Option
 
 	g globals
+	// digest is the digest credentials, when given.
+	digest *credentials
 	// cmd is the command being run.
 	cmd string
+	// emitted says whether the json output has been written.
+	emitted bool
 }
 
 // globals are the flags every command accepts.
 type globals struct {
-	zk      string
-	root    string
-	timeout time.Duration
-	output  string
-	verbose bool
+	zk         string
+	root       string
+	tlsFile    string
+	digestFile string
+	timeout    time.Duration
+	output     string
+	verbose    bool
+	version    bool
+	// servers and chroot are --zk split at the first slash.
+	servers []string
+	chroot  string
 }
 
 // command is a subcommand.
 type command struct {
 	name    string
 	summary string
-	args    string // extra usage after the flags
 	// setup registers the command's own flags and returns what runs it
 	// with a client holding a session.
 	setup func(a *app, fs *flag.FlagSet) func(ctx context.Context, conn *zk.Conn) int
@@ -117,161 +140,52 @@ func commands() []command {
 	}
 }
 
-// addGlobals registers the global flags on fs, with the values parsed so
-// far as defaults, so that they are accepted before and after a command.
-func (a *app) addGlobals(fs *flag.FlagSet) {
-	fs.StringVar(&a.g.zk, "zk", a.g.zk, "ZooKeeper servers, `host:port[,host:port...]` (default $ZK_SERVERS, else "+defaultServers+")")
-	fs.StringVar(&a.g.root, "root", a.g.root, "the `chroot` Kafka runs under, such as /kafka")
-	fs.DurationVar(&a.g.timeout, "timeout", a.g.timeout, "how long to wait for ZooKeeper at each step: connecting, each read or page of the scan, each write")
-	fs.StringVar(&a.g.output, "output", a.g.output, "output `format`: text or json")
-	fs.BoolVar(&a.g.verbose, "verbose", a.g.verbose, "log every ZooKeeper write to stderr")
+// findCommand returns the command called name, or nil.
+func findCommand(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return &c
+		}
+	}
+	return nil
 }
 
 // run runs the tool with args (without the program name) and returns the
-// exit code.
+// exit code. With --output json, stdout gets exactly one JSON object
+// whatever happens, usage errors included.
 func (a *app) run(args []string) int {
-	a.g = globals{timeout: 15 * time.Second, output: "text"}
-	top := flag.NewFlagSet("migrationzk", flag.ContinueOnError)
-	top.SetOutput(a.stderr)
-	a.addGlobals(top)
-	top.Usage = func() { a.usage(top) }
-	if err := top.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitError
+	a.g = globals{timeout: 15 * time.Second, output: outputIn(args)}
+	code := a.runArgs(args)
+	if a.json() && !a.emitted {
+		a.emitJSON(errorReport{header: a.header(), Error: "no output was produced"})
 	}
-	if top.NArg() == 0 {
-		a.usage(top)
-		return exitError
-	}
-	name := top.Arg(0)
-	if name == "help" {
-		a.usage(top)
-		return exitOK
-	}
-	var cmd *command
-	for _, c := range commands() {
-		if c.name == name {
-			c := c
-			cmd = &c
-		}
-	}
-	if cmd == nil {
-		fmt.Fprintf(a.stderr, "migrationzk: unknown command %q\n\n", name)
-		a.usage(top)
-		return exitError
-	}
-	fs := flag.NewFlagSet("migrationzk "+cmd.name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
-	exec := cmd.setup(a, fs)
-	a.addGlobals(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(a.stderr, "Usage: migrationzk [global flags] %s [flags]\n\n%s.\n\nFlags (global flags may also come here):\n", cmd.name, capitalize(cmd.summary))
-		fs.PrintDefaults()
-		fmt.Fprint(a.stderr, exitCodesHelp)
-	}
-	if err := fs.Parse(top.Args()[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitError
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(a.stderr, "migrationzk %s: unexpected arguments: %s\n", cmd.name, strings.Join(fs.Args(), " "))
-		return exitError
-	}
-	if err := a.checkGlobals(); err != nil {
-		fmt.Fprintf(a.stderr, "migrationzk %s: %v\n", cmd.name, err)
-		return exitError
+	return code
+}
+
+// runArgs parses args, connects and runs the command.
+func (a *app) runArgs(args []string) int {
+	cmd, rest, code, ok := a.parseTop(args)
+	if !ok {
+		return code
 	}
 	a.cmd = cmd.name
+	exec, code, ok := a.parseCommand(cmd, rest)
+	if !ok {
+		return code
+	}
+	if err := a.checkGlobals(); err != nil {
+		return a.fail(usageError{err})
+	}
 	ctx := context.Background()
 	conn, err := a.connect(ctx)
 	if err != nil {
 		return a.fail(err)
 	}
 	defer conn.Close()
+	if err := a.preflight(ctx, conn); err != nil {
+		return a.fail(err)
+	}
 	return exec(ctx, conn)
-}
-
-const exitCodesHelp = `
-Exit codes: 0 fine; 1 a problem was found, or a dry run found work to do;
-2 an error: bad flags, ZooKeeper unreachable, data that blocks the action.
-`
-
-func (a *app) usage(top *flag.FlagSet) {
-	fmt.Fprint(a.stderr, "Usage: migrationzk [global flags] <command> [flags]\n\n"+
-		"Inspects and repairs Kafka's ZooKeeper state around a ZooKeeper-to-KRaft migration.\n\nCommands:\n")
-	for _, c := range commands() {
-		fmt.Fprintf(a.stderr, "  %-22s %s\n", c.name, c.summary)
-	}
-	fmt.Fprint(a.stderr, "\nGlobal flags (accepted before or after the command):\n")
-	top.PrintDefaults()
-	fmt.Fprint(a.stderr, "\nRun 'migrationzk <command> --help' for a command's flags.\n"+exitCodesHelp)
-}
-
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
-
-// checkGlobals validates the global flags and fills in defaults.
-func (a *app) checkGlobals() error {
-	if a.g.zk == "" {
-		a.g.zk = a.getenv("ZK_SERVERS")
-	}
-	if a.g.zk == "" {
-		a.g.zk = defaultServers
-	}
-	for _, s := range a.servers() {
-		if s == "" || !strings.Contains(s, ":") {
-			return fmt.Errorf("--zk %q: want host:port[,host:port...]", a.g.zk)
-		}
-	}
-	if a.g.root == "/" {
-		a.g.root = ""
-	}
-	if a.g.root != "" {
-		if !strings.HasPrefix(a.g.root, "/") || strings.HasSuffix(a.g.root, "/") || strings.Contains(a.g.root, "//") {
-			return fmt.Errorf("--root %q: want an absolute path such as /kafka", a.g.root)
-		}
-	}
-	if a.g.timeout <= 0 {
-		return fmt.Errorf("--timeout %v: must be positive", a.g.timeout)
-	}
-	switch a.g.output {
-	case "text", "json":
-	default:
-		return fmt.Errorf("--output %q: want text or json", a.g.output)
-	}
-	return nil
-}
-
-func (a *app) servers() []string { return strings.Split(a.g.zk, ",") }
-
-func (a *app) json() bool { return a.g.output == "json" }
-
-// path returns p under the root.
-func (a *app) path(p string) string { return a.g.root + p }
-
-// step returns a context for one step: connecting, a read, a page of the
-// scan, a write.
-func (a *app) step(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, a.g.timeout)
-}
-
-// connect returns a client holding a session, dialling with connOpts.
-func (a *app) connect(ctx context.Context) (*zk.Conn, error) {
-	ctx, cancel := a.step(ctx)
-	defer cancel()
-	conn, err := zkconn.Connect(ctx, a.servers(), sessionTimeout, a.connOpts...)
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach ZooKeeper at %s within %v: %w", a.g.zk, a.g.timeout, err)
-	}
-	return conn, nil
 }
 
 // logger returns the logger for the library's writes: to stderr with
@@ -322,34 +236,4 @@ func (h outcomeNoter) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h outcomeNoter) WithGroup(name string) slog.Handler {
 	return outcomeNoter{next: h.next.WithGroup(name), recovered: h.recovered}
-}
-
-// header is the start of every json report.
-type header struct {
-	Schema    int    `json:"schema_version"`
-	Command   string `json:"command"`
-	ZooKeeper string `json:"zookeeper"`
-	Root      string `json:"root"`
-}
-
-func (a *app) header() header {
-	return header{Schema: schemaVersion, Command: a.cmd, ZooKeeper: a.g.zk, Root: a.g.root}
-}
-
-// fail reports an error and returns exitError. In json mode stdout also
-// gets the header and "error", so that a consumer always reads valid JSON.
-func (a *app) fail(err error) int {
-	a.warn(err)
-	if a.json() {
-		a.emitJSON(struct {
-			header
-			Error string `json:"error"`
-		}{a.header(), err.Error()})
-	}
-	return exitError
-}
-
-// warn reports an error on stderr.
-func (a *app) warn(err error) {
-	fmt.Fprintf(a.stderr, "migrationzk %s: %v\n", a.cmd, err)
 }

@@ -93,6 +93,17 @@ type cluster struct {
 	srv   *zktest.Server
 	admin *zk.Conn
 	root  string
+	// acl gives the ACL of a znode created at a path relative to the
+	// root; nil means world:anyone with every permission.
+	acl func(path string) []zk.ACL
+}
+
+// aclFor returns the ACL of a znode created at path, relative to the root.
+func (c *cluster) aclFor(path string) []zk.ACL {
+	if c.acl == nil {
+		return worldACL
+	}
+	return c.acl(path)
 }
 
 // newCluster lays out an empty chroot on srv for a cluster named name.
@@ -111,7 +122,7 @@ func (c *cluster) run(args ...string) result {
 
 func (c *cluster) create(path string, data []byte, flags int32) {
 	c.t.Helper()
-	if _, err := c.admin.Create(c.root+path, data, flags, worldACL); err != nil {
+	if _, err := c.admin.Create(c.root+path, data, flags, c.aclFor(path)); err != nil {
 		c.t.Fatalf("create %s: %v", c.root+path, err)
 	}
 }
@@ -165,7 +176,7 @@ const seedWorkers = 8
 func (c *cluster) seedKafka(epoch int32, topics ...topic) {
 	c.t.Helper()
 	create := func(path string, data []byte, flags int32) any {
-		return &zk.CreateRequest{Path: c.root + path, Data: data, Acl: worldACL, Flags: flags}
+		return &zk.CreateRequest{Path: c.root + path, Data: data, Acl: c.aclFor(path), Flags: flags}
 	}
 	base := []any{
 		create("/cluster", nil, 0),

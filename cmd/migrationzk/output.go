@@ -10,8 +10,13 @@ import (
 // only when a field is removed or changes meaning; fields may be added.
 const schemaVersion = 1
 
-// emitJSON writes v as indented JSON on stdout.
+// emitJSON writes v as indented JSON on stdout: once, whatever else is
+// emitted later, so that stdout holds exactly one JSON object.
 func (a *app) emitJSON(v any) {
+	if a.emitted {
+		return
+	}
+	a.emitted = true
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		// The reports are plain structs; this cannot happen.

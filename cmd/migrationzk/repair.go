@@ -85,9 +85,11 @@ func (a *app) repair(ctx context.Context, conn *zk.Conn, apply bool) int {
 // repairApply overwrites a null /migration the way Writer.GetOrCreate does.
 func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) int {
 	w := migrationzk.New(conn, a.writeOpts(nil)...)
+	fmt.Fprintf(a.stderr, "write 1/1: set %s at version %d from %s data to %q\n", r.Before.Path, r.Before.Version, r.Before.State, znode.InitialMigration().Encode())
 	wctx, cancel := a.step(ctx)
 	_, err := w.GetOrCreate(wctx, migrationzk.InitialState())
 	cancel()
+	a.reportRepair(w, err)
 	var de *migrationzk.DecodeError
 	switch {
 	case errors.As(err, &de):
@@ -99,7 +101,7 @@ func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) i
 	case err != nil:
 		r.Error = err.Error()
 		r.Message = fmt.Sprintf("Failed: %v", err)
-		a.warn(err)
+		_, _ = a.warn(err)
 		return exitError
 	}
 	rctx, cancel := a.step(ctx)
@@ -117,4 +119,17 @@ func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) i
 	}
 	r.Message = fmt.Sprintf("Repaired: %s holds the initial state; a KRaft controller can now read it and start the migration.", r.Before.Path)
 	return exitOK
+}
+
+// reportRepair writes the result of the repair's write on stderr.
+func (a *app) reportRepair(w *migrationzk.Writer, err error) {
+	switch {
+	case err != nil:
+		_, msg := describe(err)
+		fmt.Fprintf(a.stderr, "write 1/1: failed: %s\n", msg)
+	case w.Stats().Attempts == 0:
+		fmt.Fprintf(a.stderr, "write 1/1: not sent: the znode was repaired meanwhile\n")
+	default:
+		fmt.Fprintf(a.stderr, "write 1/1: ok\n")
+	}
 }

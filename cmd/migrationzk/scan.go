@@ -16,10 +16,10 @@ import (
 )
 
 // Scan sizes. go-zookeeper pipelines the requests of concurrent callers on
-// one connection, so scanWorkers reads are in flight at once. Topics are
-// listed a page at a time, and partition states read in chunks, each with
-// its own --timeout, so memory stays bounded by the page and the time
-// limit applies to a bounded amount of work.
+// one connection, so scanWorkers reads are in flight at once. Topics'
+// partitions are listed a page of topics at a time, and partition states
+// read in chunks, each with its own --timeout, so that the time limit
+// applies to a bounded amount of work.
 const (
 	scanWorkers   = 64
 	topicsPerPage = 500
@@ -67,10 +67,46 @@ type partitionJob struct {
 }
 
 // scan reads the state of every partition under /brokers/topics and
-// collects those stamped with a controller epoch above threshold.
+// collects those stamped with a controller epoch above threshold. It
+// lists every topic's partitions first, so that the progress bar counts
+// partitions (the list of a million partitions takes tens of megabytes),
+// then reads the states in chunks.
 func (a *app) scan(ctx context.Context, conn *zk.Conn, threshold int32) (scanResult, error) {
 	start := time.Now()
 	res := scanResult{Highest: -1, AtRisk: []stampedPartition{}, Undecodable: []badPartition{}}
+	topics, err := a.listTopics(ctx, conn)
+	if err != nil {
+		return res, err
+	}
+	res.Topics = len(topics)
+	var bar *progress
+	if a.tty {
+		bar = startProgress(a.stderr, len(topics))
+		defer bar.finish()
+	}
+	jobs, err := a.listAllPartitions(ctx, conn, topics, bar)
+	if err != nil {
+		return res, err
+	}
+	if bar != nil {
+		bar.total.Store(int64(len(jobs)))
+	}
+	for c := 0; c < len(jobs); c += readsPerChunk {
+		chunk := jobs[c:min(c+readsPerChunk, len(jobs))]
+		states, err := a.readStates(ctx, conn, chunk, bar)
+		if err != nil {
+			return res, err
+		}
+		for i, st := range states {
+			res.add(chunk[i], st, threshold, a.path(znode.TopicsPath))
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// listTopics lists the topics under /brokers/topics, sorted.
+func (a *app) listTopics(ctx context.Context, conn *zk.Conn) ([]string, error) {
 	topicsPath := a.path(znode.TopicsPath)
 	var topics []string
 	lctx, cancel := a.step(ctx)
@@ -81,41 +117,31 @@ func (a *app) scan(ctx context.Context, conn *zk.Conn, threshold int32) (scanRes
 	})
 	cancel()
 	if errors.Is(err, zk.ErrNoNode) {
-		return res, fmt.Errorf("%s does not exist: is --root right? (Kafka's chroot, such as /kafka)", topicsPath)
+		return nil, fmt.Errorf("%s does not exist: is --root right? (Kafka's chroot, such as /kafka)", topicsPath)
 	}
 	if err != nil {
-		return res, fmt.Errorf("list %s: %w", topicsPath, err)
+		return nil, fmt.Errorf("list %s: %w", topicsPath, denied(topicsPath, "list", err))
 	}
 	sort.Strings(topics)
-	res.Topics = len(topics)
+	return topics, nil
+}
 
-	var bar *progress
-	if a.tty {
-		bar = startProgress(a.stderr, len(topics))
-		defer bar.finish()
-	}
+// listAllPartitions lists the partitions of topics a page of topics at a
+// time, in topic and numeric partition order, counting topics on bar.
+func (a *app) listAllPartitions(ctx context.Context, conn *zk.Conn, topics []string, bar *progress) ([]partitionJob, error) {
+	var jobs []partitionJob
 	for first := 0; first < len(topics); first += topicsPerPage {
 		page := topics[first:min(first+topicsPerPage, len(topics))]
-		jobs, err := a.listPartitions(ctx, conn, page)
+		pj, err := a.listPartitions(ctx, conn, page)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
-		for c := 0; c < len(jobs); c += readsPerChunk {
-			chunk := jobs[c:min(c+readsPerChunk, len(jobs))]
-			states, err := a.readStates(ctx, conn, chunk, bar)
-			if err != nil {
-				return res, err
-			}
-			for i, st := range states {
-				res.add(chunk[i], st, threshold, a.path(znode.TopicsPath))
-			}
-		}
+		jobs = append(jobs, pj...)
 		if bar != nil {
-			bar.topics.Add(int64(len(page)))
+			bar.listed.Add(int64(len(page)))
 		}
 	}
-	res.Elapsed = time.Since(start)
-	return res, nil
+	return jobs, nil
 }
 
 // listPartitions lists the partitions of the topics on one page, in topic
@@ -136,7 +162,7 @@ func (a *app) listPartitions(ctx context.Context, conn *zk.Conn, topics []string
 			return nil // a topic being created or deleted: no partitions yet
 		}
 		if err != nil {
-			return fmt.Errorf("list %s: %w", path, err)
+			return fmt.Errorf("list %s: %w", path, denied(path, "list", err))
 		}
 		sort.Slice(children, func(x, y int) bool { return partitionLess(children[x], children[y]) })
 		names[i] = children

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/internal/zkerr"
+	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -66,9 +67,18 @@ func get(ctx context.Context, conn *zk.Conn, path string) (raw, error) {
 		return raw{}, nil
 	}
 	if err != nil {
-		return raw{}, fmt.Errorf("read %s: %w", path, err)
+		return raw{}, fmt.Errorf("read %s: %w", path, denied(path, "read", err))
 	}
 	return r, nil
+}
+
+// denied returns a *migrationzk.NotAuthorizedError for op on path when
+// ZooKeeper refused err's request for want of permission, else err.
+func denied(path, op string, err error) error {
+	if errors.Is(err, zk.ErrNoAuth) {
+		return &migrationzk.NotAuthorizedError{Path: path, Op: op, Err: err}
+	}
+	return err
 }
 
 // dataState classifies data that failed to decode: null, empty or other.
@@ -171,6 +181,8 @@ type controllerView struct {
 	Ephemeral bool   `json:"ephemeral"`
 	Error     string `json:"error,omitempty"`
 	Data      string `json:"data,omitempty"`
+	// raw is the data as read.
+	raw string
 }
 
 func viewController(path string, r raw) controllerView {
@@ -178,7 +190,7 @@ func viewController(path string, r raw) controllerView {
 	if !r.exists {
 		return v
 	}
-	v.Version, v.Ephemeral = r.stat.Version, r.stat.EphemeralOwner != 0
+	v.Version, v.Ephemeral, v.raw = r.stat.Version, r.stat.EphemeralOwner != 0, rawText(r.data)
 	c, err := znode.DecodeController(r.data)
 	if err != nil {
 		v.State, v.Error, v.Data = dataState(r.data), decodeDetail(err), rawText(r.data)

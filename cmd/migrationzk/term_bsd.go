@@ -1,0 +1,16 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package main
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// isTerminal reports whether f is a terminal: it answers a terminal's
+// ioctl (/dev/null is a character device, but no terminal).
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TIOCGETA)
+	return err == nil
+}
