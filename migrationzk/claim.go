@@ -33,10 +33,9 @@ const maxClaimRounds = 20
 // WithRollbackSafeEpochs such a claim whose /controller_epoch is below
 // s.KRaftControllerEpoch is claimed again instead. A /controller naming
 // this controller is refused when /controller_epoch has moved since: the
-// tenure that claim made may have ended. When the claim
-// found is this Writer's own from an earlier call that ended with
-// ErrOutcomeUnknown, exactly as it sent it, the returned State says
-// Recovered. A /controller or /controller_epoch that does not decode is
+// tenure that claim made may have ended. When the claim found is this
+// Writer's own from an earlier call that ended with ErrOutcomeUnknown,
+// exactly as it sent it, the returned State says Recovered. A /controller or /controller_epoch that does not decode is
 // reported as a *DecodeError and left alone. The returned State carries the
 // new ZkControllerEpoch and ZkControllerEpochZkVersion, which fence every
 // later write.
