@@ -286,8 +286,8 @@ type claim struct {
 // claimEpoch is the value a claim over /controller_epoch holding current
 // writes: current+1, as Kafka does; with rollbackSafe, at least the
 // claimant's KRaft epoch as well, so that no partition state it stamps
-// is above /controller_epoch (WithRollbackSafeEpochs). It never lowers
-// the epoch, also where current+1 overflows.
+// is above /controller_epoch (WithRollbackSafeEpochs). It is never below
+// current+1, which overflows, as in Kafka, at the largest epoch.
 func claimEpoch(current, kraftEpoch int32, rollbackSafe bool) int32 {
 	if rollbackSafe && kraftEpoch-1 > current {
 		return kraftEpoch
