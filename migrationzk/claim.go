@@ -20,19 +20,22 @@ const maxClaimRounds = 20
 // Kafka does when a KRaft controller becomes leader during a migration: in
 // one transaction it raises /controller_epoch by one (conditioned on the
 // version read), deletes /controller if present (conditioned on its
-// version), and creates /controller naming itself (persistent).
+// version), and creates /controller naming itself (persistent). With
+// WithRollbackSafeEpochs it raises /controller_epoch to at least
+// s.KRaftControllerEpoch instead; the znode version still moves by one.
 //
 // It is refused with a *FencedError when /controller already names a KRaft
 // controller with an epoch at least s.KRaftControllerEpoch, as Kafka
 // refuses it, with one exception: a claim by this very controller and
 // epoch that still stands, /controller_epoch not written since the
 // transaction that created /controller, is returned as it is (a restarted
-// controller resumes its tenure instead of locking itself out). A
-// /controller naming this controller is refused when /controller_epoch has
-// moved since: the tenure that claim made may have ended. When the claim
-// found is this Writer's own from an earlier call that ended with
-// ErrOutcomeUnknown, exactly as it sent it, the returned State says
-// Recovered. A /controller or /controller_epoch that does not decode is
+// controller resumes its tenure instead of locking itself out); with
+// WithRollbackSafeEpochs such a claim whose /controller_epoch is below
+// s.KRaftControllerEpoch is claimed again instead. A /controller naming
+// this controller is refused when /controller_epoch has moved since: the
+// tenure that claim made may have ended. When the claim found is this
+// Writer's own from an earlier call that ended with ErrOutcomeUnknown,
+// exactly as it sent it, the returned State says Recovered. A /controller or /controller_epoch that does not decode is
 // reported as a *DecodeError and left alone. The returned State carries the
 // new ZkControllerEpoch and ZkControllerEpochZkVersion, which fence every
 // later write.
@@ -78,16 +81,19 @@ func (w *Writer) claimOnce(ctx context.Context, r *retrier, s State) (State, ver
 		w.exec.recovered(w.epochPath, c.expected, 0)
 		return withFence(s, c.newEpoch, h.epoch.version, true), verdictLanded, nil
 	}
-	if standingClaim(h, s.KRaftControllerID, s.KRaftControllerEpoch) {
+	safe := w.exec.opts.rollbackSafeEpochs
+	standing := standingClaim(h, s.KRaftControllerID, s.KRaftControllerEpoch)
+	if standing && resumable(h, s.KRaftControllerEpoch, safe) {
 		w.exec.opts.logger.Info("leadership already claimed by this controller and epoch", "path", w.controllerPath, "version", h.epoch.version)
 		return withFence(s, h.epochValue, h.epoch.version, false), verdictAcked, nil
 	}
-	if h.controller.exists {
+	if h.controller.exists && !standing {
 		if err := w.claimRefusal(h.current, s.KRaftControllerEpoch); err != nil {
 			return s, verdictNotLanded, err
 		}
 	}
-	c := claim{expected: h.epoch.version, newEpoch: h.epochValue + 1, controller: s.KRaftControllerID, kraftEpoch: s.KRaftControllerEpoch}
+	c := claim{expected: h.epoch.version, current: h.epochValue, controller: s.KRaftControllerID, kraftEpoch: s.KRaftControllerEpoch,
+		newEpoch: claimEpoch(h.epochValue, s.KRaftControllerEpoch, safe)}
 	version, v, err := w.sendClaim(ctx, r, c, h)
 	if err != nil || v == verdictReread {
 		return s, v, err

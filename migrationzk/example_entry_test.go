@@ -177,3 +177,32 @@ func ExampleWriter_Stats() {
 	fmt.Printf("%d ok, %d recovered, %d lost acknowledgements; confirmed offset %d\n",
 		st.OK, st.Recovered, st.LostAcks, w.ConfirmedOffset())
 }
+
+// WithRollbackSafeEpochs makes the claim raise /controller_epoch to at
+// least the KRaft controller epoch, which the controller stamps on every
+// partition state it writes during dual-write: after a rollback the
+// ZooKeeper-mode controller gets /controller_epoch + 1, above every stamp,
+// and no partition is left offline.
+func ExampleWithRollbackSafeEpochs() {
+	ctx := context.Background()
+	conn := connectExample(ctx)
+	defer conn.Close()
+	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithRollbackSafeEpochs())
+
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 50
+	s, err := w.ClaimLeadership(ctx, s)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if s, err = w.GetOrCreate(ctx, s); err != nil {
+		log.Fatal(err)
+	}
+	state := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
+	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 1234, 50
+	if _, _, err = w.Apply(ctx, s, migrationzk.Create("/brokers/topics/orders/partitions/0/state", state.Encode())); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("controller epoch %d (KRaft epoch %d): a controller elected after a rollback gets %d\n",
+		s.ZkControllerEpoch, s.KRaftControllerEpoch, s.ZkControllerEpoch+1)
+}

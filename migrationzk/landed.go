@@ -14,9 +14,10 @@ package migrationzk
 //
 // A write counts as ours only with exact evidence: the version it must have
 // produced (expected+1 for SetData, 0 for a create) and, for a fenced
-// write, /controller_epoch still at the version that fenced it. Content
-// that merely matches is never enough: another writer may have written the
-// same bytes.
+// write, /controller_epoch still at the version that fenced it; for a
+// leadership claim, /controller_epoch at expected+1 holding the value the
+// claim wrote, jumped or not (WithRollbackSafeEpochs). Content that merely
+// matches is never enough: another writer may have written the same bytes.
 
 import (
 	"errors"
@@ -271,19 +272,36 @@ func allOps(n int) []bool {
 	return marks
 }
 
-// claim is a leadership claim as it was sent: /controller_epoch raised to
-// newEpoch from the znode version expected, and /controller naming this
-// KRaft controller.
+// claim is a leadership claim as it was sent: /controller_epoch raised
+// from value current at znode version expected to newEpoch, and
+// /controller naming this KRaft controller.
 type claim struct {
 	expected   int32
+	current    int32
 	newEpoch   int32
 	controller int32
 	kraftEpoch int32
 }
 
+// claimEpoch is the value a claim over /controller_epoch holding current
+// writes: current+1, as Kafka does; with rollbackSafe, at least the
+// claimant's KRaft epoch as well, so that no partition state it stamps
+// is above /controller_epoch (WithRollbackSafeEpochs). It is never below
+// current+1, which overflows, as in Kafka, at the largest epoch.
+func claimEpoch(current, kraftEpoch int32, rollbackSafe bool) int32 {
+	if rollbackSafe && kraftEpoch-1 > current {
+		return kraftEpoch
+	}
+	return current + 1
+}
+
 // claimLanded reports whether c is in ZooKeeper: /controller_epoch holds
-// the new epoch at exactly expected+1, and /controller names this
-// controller with its KRaft epoch. Data that does not decode is not ours.
+// the very value c wrote (a jumped one included) at exactly expected+1,
+// and /controller names this controller with its KRaft epoch. Trust the
+// epoch, not a matching payload: a /controller naming us proves nothing
+// alone (another claim by the same controller and KRaft epoch, by
+// Kafka's rule, holds current+1 where c jumped), and data that does not
+// decode is not ours.
 func claimLanded(c claim, epoch, controller znodeState) bool {
 	if !epoch.exists || epoch.version != c.expected+1 || !controller.exists {
 		return false
@@ -317,6 +335,15 @@ func claimVerdict(c claim, epoch, controller znodeState, resent bool) verdict {
 func standingClaim(h holder, controller, kraftEpoch int32) bool {
 	return h.controller.exists && h.epoch.exists && h.epoch.mzxid == h.controller.czxid &&
 		h.current.BrokerID == controller && h.current.KRaftControllerEpoch == kraftEpoch
+}
+
+// resumable reports whether a standing claim (standingClaim) may be
+// resumed as it is: always by Kafka's rule; with rollbackSafe only when
+// /controller_epoch is at least the KRaft epoch, as a claim with
+// rollback-safe epochs leaves it. A standing claim below it was made by
+// Kafka's rule and is claimed again, with the jump.
+func resumable(h holder, kraftEpoch int32, rollbackSafe bool) bool {
+	return !rollbackSafe || h.epochValue >= kraftEpoch
 }
 
 // claimRefusal refuses, as Kafka does, a claim with KRaft epoch ours while

@@ -3,6 +3,7 @@ package migrationzk
 import (
 	"bytes"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -439,5 +440,56 @@ func TestRefusedAtOp(t *testing.T) {
 	}
 	if k, _ := refusedAtOp(make([]zk.MultiResponse, 5), 3); k != -1 {
 		t.Fatal("no refusal, yet one found")
+	}
+}
+
+// The epoch a claim writes: Kafka's current+1, or with rollback-safe
+// epochs at least the KRaft epoch, never less than current+1 (a KRaft
+// epoch below it, and the largest current epoch, where a KRaft epoch
+// above current+1 cannot be).
+func TestClaimEpoch(t *testing.T) {
+	for _, tc := range []struct {
+		current, kraftEpoch int32
+		safe                bool
+		want                int32
+	}{
+		{1, 50, false, 2},
+		{1, 50, true, 50},
+		{49, 50, true, 50},
+		{50, 50, true, 51},
+		{80, 50, true, 81},
+		{0, 0, true, 1},
+		{math.MaxInt32 - 1, math.MaxInt32, true, math.MaxInt32},
+		{math.MaxInt32, 50, true, math.MinInt32},
+	} {
+		if got := claimEpoch(tc.current, tc.kraftEpoch, tc.safe); got != tc.want {
+			t.Errorf("claimEpoch(%d, %d, %v) = %d, want %d", tc.current, tc.kraftEpoch, tc.safe, got, tc.want)
+		}
+	}
+}
+
+// A claim in doubt that jumped /controller_epoch from 1 to 50 is ours only
+// with 50 at expected+1: /controller_epoch at 2 (another claim by the same
+// controller and KRaft epoch, by Kafka's rule) with a /controller naming
+// us is not; and a standing claim below the KRaft epoch is not resumed
+// under rollback-safe epochs.
+func TestRollbackSafeClaimRules(t *testing.T) {
+	c := claim{expected: 0, current: 1, newEpoch: 50, controller: 3000, kraftEpoch: 50}
+	ctl := znodeState{exists: true, data: znode.Controller{Version: 2, BrokerID: 3000, Timestamp: 1, KRaftControllerEpoch: 50}.Encode()}
+	jumped := znodeState{exists: true, data: znode.EncodeControllerEpoch(50), version: 1}
+	if !claimLanded(c, jumped, ctl) {
+		t.Fatal("jumped claim not recognised")
+	}
+	kafkas := znodeState{exists: true, data: znode.EncodeControllerEpoch(2), version: 1}
+	if claimLanded(c, kafkas, ctl) {
+		t.Fatal("a claim by Kafka's rule counted as our jumped claim")
+	}
+	h := holder{epoch: kafkas, controller: ctl, epochValue: 2}
+	if !resumable(h, 50, false) || resumable(h, 50, true) {
+		t.Fatal("a standing claim at epoch 2 must be resumed by Kafka's rule only")
+	}
+	h.epochValue = 50
+	if !resumable(h, 50, true) {
+		t.Fatal("a standing rollback-safe claim not resumed")
 	}
 }

@@ -29,7 +29,10 @@ type options struct {
 	// the root.
 	aclPolicy func(path string) []zk.ACL
 	now       func() time.Time
-	err       error // the first invalid option
+	// rollbackSafeEpochs makes a leadership claim raise /controller_epoch
+	// to at least the claimant's KRaft controller epoch.
+	rollbackSafeEpochs bool
+	err                error // the first invalid option
 }
 
 func defaultOptions() options {
@@ -125,6 +128,33 @@ func WithMaxRequestBytes(n int) Option {
 		}
 		o.maxRequestBytes = n
 	}
+}
+
+// WithRollbackSafeEpochs makes ClaimLeadership raise /controller_epoch to
+// max(current+1, the claimant's KRaftControllerEpoch) instead of
+// current+1. During dual-write the KRaft controller stamps its KRaft
+// epoch on every partition state it writes; with this option each such
+// stamp is at most /controller_epoch, so the ZooKeeper-mode controller
+// elected after a rollback, which gets /controller_epoch + 1, outranks
+// every one of them and no leader election aborts on a partition
+// "written by another controller". Without it the stamps can be far above
+// the next ZooKeeper-mode controller's epoch until rollback-fix raises it.
+//
+// This departs from Kafka, whose claim always writes current+1. It is safe
+// for ZooKeeper-mode brokers: they compare controller epochs only to tell
+// a stale controller from the current one, so a jump reads as a newer
+// epoch, which is what the claim is; and the fencing of every write is by
+// /controller_epoch's znode version, which a claim raises by one either
+// way. The claim in ZooKeeper is still one transaction conditioned on the
+// version read, and a claim whose acknowledgement was lost counts as
+// landed only with /controller_epoch at exactly that version + 1 holding
+// the value this claim wrote. A standing claim of the same controller and
+// KRaft epoch (see ClaimLeadership) is resumed only when /controller_epoch
+// is at least the KRaft epoch; one made by Kafka's rule is claimed again,
+// with the jump. A Writer without the option claims as Kafka does. The
+// option has no effect on ConditionalUpdate and ConditionalDelete.
+func WithRollbackSafeEpochs() Option {
+	return func(o *options) { o.rollbackSafeEpochs = true }
 }
 
 // WithACL sets the ACL of every znode the Writer creates. The default is

@@ -30,6 +30,10 @@ const (
 	CheckRetired = "retired"
 	// CheckClaim: a claim with an outcome its situation rules out.
 	CheckClaim = "claim"
+	// CheckRollbackSafe: a claim with rollback-safe epochs that left
+	// /controller_epoch below the claimant's KRaft epoch, or reported an
+	// epoch ZooKeeper does not hold.
+	CheckRollbackSafe = "rollback-safe"
 	// CheckNotification: a change notification written twice, or for a
 	// change that did not land, or missing for one that did.
 	CheckNotification = "notification"

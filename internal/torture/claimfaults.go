@@ -38,6 +38,10 @@ func (d *driver) pickClaimFault(kind string, rival *generation) claimFault {
 		ctl := znode.Controller{Version: 2, BrokerID: rival.id, Timestamp: 1, KRaftControllerEpoch: rival.epoch - 1}
 		return claimFault{kind: kind, action: zktest.DropRequest,
 			interfere: func() bool { return d.foreignEpoch(kind, &ctl, false) }}
+	case FaultClaimTwin:
+		twin := znode.Controller{Version: 2, BrokerID: rival.id, Timestamp: 1, KRaftControllerEpoch: rival.epoch}
+		return claimFault{kind: kind, action: zktest.DropRequest,
+			interfere: func() bool { return d.twinClaim(rival, &twin) }}
 	case FaultBrokerWins:
 		broker := znode.Controller{Version: 2, BrokerID: 1 + int32(d.rng.Intn(3)), Timestamp: 1, KRaftControllerEpoch: -1}
 		action := d.randomDrop()
@@ -62,6 +66,20 @@ func (d *driver) armClaimFault(rival *generation, cf claimFault) {
 			rival.cancelClaim()
 		}
 	}})
+}
+
+// twinClaim claims as rival's own controller and KRaft epoch by Kafka's
+// rule, with twin, while rival's claim with rollback-safe epochs is in
+// doubt, when that claim would jump /controller_epoch: its value+1 is
+// below the rival's KRaft epoch. Otherwise the twin's write would be the
+// very one the rival sent, which no reader can tell apart, and it does
+// nothing. It reports whether the write landed.
+func (d *driver) twinClaim(rival *generation, twin *znode.Controller) bool {
+	_, value, ok := d.readEpoch()
+	if !ok || !rival.rollbackSafe || rival.claimedEpoch(value) == value+1 {
+		return false
+	}
+	return d.foreignEpoch(FaultClaimTwin, twin, false)
 }
 
 // foreignEpoch moves /controller_epoch as another party would: with ctl,

@@ -20,7 +20,7 @@ var faultWeights = [...]struct {
 	{FaultRival, 2}, {FaultForeignWrite, 3},
 	{FaultABAWrite, 3}, {FaultTenureEnds, 2}, {FaultRecreate, 5},
 	{FaultClaimRace, 1}, {FaultBrokerWins, 1}, {FaultClaimTenureEnds, 1},
-	{FaultDeadlineInDoubt, 2},
+	{FaultClaimTwin, 1}, {FaultDeadlineInDoubt, 2},
 }
 
 // pickFault draws the kind of the next fault by faultWeights.
@@ -73,7 +73,7 @@ func (d *driver) inject(g *generation, wk *work, s migrationzk.State) []*zktest.
 		return d.injectExpireSession(g)
 	case FaultRival:
 		return d.injectRival(g, "")
-	case FaultClaimRace, FaultBrokerWins, FaultClaimTenureEnds:
+	case FaultClaimRace, FaultBrokerWins, FaultClaimTenureEnds, FaultClaimTwin:
 		return d.injectRival(g, kind)
 	case FaultForeignWrite:
 		return d.injectForeignWrite(g, *wk)
@@ -230,7 +230,7 @@ func (d *driver) injectRival(g *generation, claimKind string) []*zktest.Armed {
 	if d.rival != nil {
 		return nil
 	}
-	rival := d.newGeneration()
+	rival := d.spawn(claimKind == FaultClaimTwin || d.rng.Float64() < rollbackSafeShare)
 	d.rival = rival
 	if claimKind != "" {
 		d.armClaimFault(rival, d.pickClaimFault(claimKind, rival))

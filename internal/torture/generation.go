@@ -17,13 +17,15 @@ import (
 
 // generation is one KRaft controller: a writer with its own connection.
 type generation struct {
-	n      int // 0 for the first; client n+1 in the history
-	id     int32
-	epoch  int32
-	faults *zktest.FaultDialer
-	conn   *zk.Conn
-	w      *migrationzk.Writer
-	s      migrationzk.State
+	n     int // 0 for the first; client n+1 in the history
+	id    int32
+	epoch int32
+	// rollbackSafe says its writer claims with WithRollbackSafeEpochs.
+	rollbackSafe bool
+	faults       *zktest.FaultDialer
+	conn         *zk.Conn
+	w            *migrationzk.Writer
+	s            migrationzk.State
 	// learned is when the call that returned s returned; since when it
 	// started.
 	learned, since int64
@@ -68,19 +70,54 @@ func (g *generation) initial() migrationzk.State {
 	return s
 }
 
+// rollbackSafeShare is the share of generations whose writer claims with
+// rollback-safe epochs.
+const rollbackSafeShare = 0.5
+
 // newGeneration connects a new KRaft controller, each one with a higher
-// epoch than the last.
+// epoch than the last, whose writer claims with rollback-safe epochs or
+// not, a seeded choice.
 func (d *driver) newGeneration() *generation {
+	return d.spawn(d.rng.Float64() < rollbackSafeShare)
+}
+
+// spawn connects a new KRaft controller with a KRaft epoch 1 to
+// maxKRaftEpochGap above the last one's, its writer claiming with
+// rollback-safe epochs when rollbackSafe.
+func (d *driver) spawn(rollbackSafe bool) *generation {
 	n := len(d.gens)
-	g := &generation{n: n, id: baseControllerID + int32(n), epoch: baseKRaftEpoch + int32(n),
+	epoch := int32(baseKRaftEpoch)
+	if n > 0 {
+		epoch = d.gens[n-1].epoch + 1 + int32(d.rng.Intn(maxKRaftEpochGap))
+	}
+	g := &generation{n: n, id: baseControllerID + int32(n), epoch: epoch, rollbackSafe: rollbackSafe,
 		faults: zktest.NewFaultDialer(d.t), claimed: make(chan struct{})}
 	servers := append([]string(nil), d.e.Servers...)
 	d.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
 	g.conn = zktest.Connect(d.t, servers, g.faults.Option())
 	g.log = newRing(20)
-	g.w = migrationzk.New(g.conn, migrationzk.WithRoot(root), migrationzk.WithLogger(slog.New(g.log)))
+	g.w = g.newWriter()
 	d.gens = append(d.gens, g)
 	return g
+}
+
+// newWriter returns a writer for g on g's connection.
+func (g *generation) newWriter() *migrationzk.Writer {
+	opts := []migrationzk.Option{migrationzk.WithRoot(root), migrationzk.WithLogger(slog.New(g.log))}
+	if g.rollbackSafe {
+		opts = append(opts, migrationzk.WithRollbackSafeEpochs())
+	}
+	return migrationzk.New(g.conn, opts...)
+}
+
+// claimedEpoch is the value g's claim writes over /controller_epoch
+// holding value: value+1, as Kafka does, or with rollback-safe epochs at
+// least g's KRaft epoch.
+func (g *generation) claimedEpoch(value int32) int32 {
+	if g.rollbackSafe && g.epoch > value+1 {
+		return g.epoch
+	}
+	return value + 1
 }
 
 // mend does what the documentation of ErrStaleSession asks of a caller
@@ -94,7 +131,7 @@ func (d *driver) mend(g *generation, err error) {
 	g.lostAcks += g.w.Stats().LostAcks
 	g.conn.Close()
 	g.conn = zktest.Connect(d.t, d.e.Servers, g.faults.Option())
-	g.w = migrationzk.New(g.conn, migrationzk.WithRoot(root), migrationzk.WithLogger(slog.New(g.log)))
+	g.w = g.newWriter()
 }
 
 // claim runs g's leadership claim, again with the same arguments while its
@@ -121,6 +158,9 @@ func (d *driver) claim(g *generation) {
 	ret := d.h.now()
 	g.claimEnd, g.claimErr = ret, err
 	d.recordClaim(g, base, value, s, err, call, ret)
+	if err == nil && g.rollbackSafe && s.ZkControllerEpoch > value+1 {
+		d.jumps.Add(1)
+	}
 	d.judgeClaim(g, s, err)
 }
 
@@ -136,7 +176,8 @@ func (d *driver) readEpoch() (int32, int32, bool) {
 }
 
 // recordClaim records g's claim, which found /controller_epoch holding
-// value at version base: its first copy may have raised it from there, and
+// value at version base: its first copy may have raised it from there (to
+// value+1, or with rollback-safe epochs to at least g's KRaft epoch), and
 // the claim, when it succeeded, raised it to what s says.
 func (d *driver) recordClaim(g *generation, base, value int32, s migrationzk.State, err error, call, ret int64) {
 	end := ret
@@ -146,7 +187,7 @@ func (d *driver) recordClaim(g *generation, base, value int32, s migrationzk.Sta
 	desc := fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch)
 	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: end, Step: step{Kind: stepMaybe,
 		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: base}},
-		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(value + 1)), Version: -1}},
+		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(g.claimedEpoch(value))), Version: -1}},
 		Desc:    desc + " from its first read (" + short(err) + ")"}})
 	if err != nil {
 		return
@@ -169,6 +210,7 @@ func (d *driver) judgeClaim(g *generation, s migrationzk.State, err error) {
 	case err == nil:
 		g.s = s
 		d.checkController(g)
+		d.checkRollbackSafe(g, s)
 	case g.mustBeRefused.Load() && errors.Is(err, migrationzk.ErrFenced):
 	default:
 		d.anomaly(CheckClaim, "controller %d epoch %d: ClaimLeadership: %v", g.id, g.epoch, err)
@@ -188,6 +230,36 @@ func (d *driver) checkController(g *generation) {
 	if derr != nil || c.BrokerID != g.id || c.KRaftControllerEpoch != g.epoch {
 		d.anomaly(CheckClaim, "after claim by %d epoch %d, /controller holds %s (%v)", g.id, g.epoch, data, derr)
 	}
+}
+
+// checkRollbackSafe checks a claim of g with rollback-safe epochs: the
+// epoch it reports and the one ZooKeeper holds now (only raised since:
+// rivals claim one at a time, and others only raise it) are at least g's
+// KRaft epoch, so no partition state g stamps is above /controller_epoch.
+func (d *driver) checkRollbackSafe(g *generation, s migrationzk.State) {
+	if !g.rollbackSafe {
+		return
+	}
+	_, value, ok := d.readEpoch()
+	if !ok {
+		return
+	}
+	if s.ZkControllerEpoch < g.epoch || value < g.epoch {
+		d.anomaly(CheckRollbackSafe, "claim by %d epoch %d with rollback-safe epochs reported /controller_epoch %d; ZooKeeper holds %d",
+			g.id, g.epoch, s.ZkControllerEpoch, value)
+	}
+}
+
+// rollbackSafeWriters counts the generations whose writer claims with
+// rollback-safe epochs.
+func (d *driver) rollbackSafeWriters() int {
+	n := 0
+	for _, g := range d.gens {
+		if g.rollbackSafe {
+			n++
+		}
+	}
+	return n
 }
 
 // takeOver handles a fenced writer: it must be retired and silent, and the

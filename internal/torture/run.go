@@ -86,6 +86,12 @@ const (
 	// its reply, another party raises /controller_epoch (or rewrites the
 	// same value): the claim's tenure ends during its lost acknowledgement.
 	FaultClaimTenureEnds = "claim-tenure-ends"
+	// FaultClaimTwin: while a rival's claim with rollback-safe epochs is in
+	// doubt (its request dropped) and would jump /controller_epoch, the
+	// same controller and KRaft epoch claims by Kafka's rule (current+1):
+	// /controller names the rival exactly, /controller_epoch does not hold
+	// what it wrote.
+	FaultClaimTwin = "claim-twin"
 	// FaultDeadlineInDoubt: a write's reply is lost, and the caller's
 	// context ends when the reread that would settle it reaches the server
 	// (its request dropped): the call stops with a copy in doubt.
@@ -109,6 +115,11 @@ type Report struct {
 	// Fenced counts writers fenced by a rival; Generations the writers.
 	Fenced      int
 	Generations int
+	// RollbackSafe counts the writers that claim with rollback-safe
+	// epochs; Jumps their claims that raised /controller_epoch by more
+	// than one.
+	RollbackSafe int
+	Jumps        int
 	// Unknown counts calls that ended with ErrOutcomeUnknown.
 	Unknown int
 	// Reconnects counts clients replaced after ErrStaleSession.
@@ -148,8 +159,8 @@ func (r *Report) String() string {
 		}
 		fmt.Fprintf(&b, "%s %d", k, r.Faults[k])
 	}
-	fmt.Fprintf(&b, "), %d notifications, %d lost acks recovered, %d conflicts detected, %d writers (%d fenced), %d outcomes unknown, %d clients replaced after a stale session, first write after the faults %v, %d anomalies, %v",
-		r.Notifications, r.LostAcks, r.Conflicts, r.Generations, r.Fenced, r.Unknown, r.Reconnects, r.FinalWrite.Round(time.Millisecond), len(r.Anomalies), r.Duration.Round(time.Second))
+	fmt.Fprintf(&b, "), %d notifications, %d lost acks recovered, %d conflicts detected, %d writers (%d fenced, %d rollback-safe making %d jumps), %d outcomes unknown, %d clients replaced after a stale session, first write after the faults %v, %d anomalies, %v",
+		r.Notifications, r.LostAcks, r.Conflicts, r.Generations, r.Fenced, r.RollbackSafe, r.Jumps, r.Unknown, r.Reconnects, r.FinalWrite.Round(time.Millisecond), len(r.Anomalies), r.Duration.Round(time.Second))
 	return b.String()
 }
 
@@ -166,6 +177,10 @@ const (
 	finalWriteTimeout = 10 * time.Second
 	baseControllerID  = 3000
 	baseKRaftEpoch    = 5
+	// maxKRaftEpochGap bounds how far apart the KRaft epochs of two
+	// generations are (KRaft elections can skip epochs): gaps above one
+	// leave /controller_epoch behind, so rollback-safe claims jump.
+	maxKRaftEpochGap  = 6
 	foreignController = 4000
 )
 
@@ -199,6 +214,7 @@ type driver struct {
 	finalWrite time.Duration
 	conflicts  int
 	unknown    atomic.Int64
+	jumps      atomic.Int64 // rollback-safe claims that raised /controller_epoch by more than one
 	reconnects int
 	fenced     int
 
@@ -246,7 +262,8 @@ func Run(t testing.TB, cfg Config) *Report {
 	d.finish()
 
 	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts,
-		Fenced: d.fenced, Generations: len(d.gens), Unknown: int(d.unknown.Load()), Reconnects: d.reconnects}
+		Fenced: d.fenced, Generations: len(d.gens), Unknown: int(d.unknown.Load()), Reconnects: d.reconnects,
+		RollbackSafe: d.rollbackSafeWriters(), Jumps: int(d.jumps.Load())}
 	for _, g := range d.gens {
 		r.LostAcks += g.lostAcks + g.w.Stats().LostAcks
 	}

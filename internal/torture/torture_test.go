@@ -42,18 +42,22 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // leadership at random moments, conflicting foreign writes, callers'
 // deadlines ending calls mid-flight; another party writing our exact bytes
 // after our write committed (ABA), a rival's claim ending our tenure while
-// an acknowledgement is lost, znodes deleted and created again with the
-// same bytes while a batch is in doubt, claims raced by another claim with
-// the same KRaft epoch, a ZooKeeper-mode broker winning /controller between
-// a claim and its resend, and /controller_epoch moved while a claim's
-// acknowledgement is lost. The workload is a migration (claim, GetOrCreate,
-// dual-write batches creating and deleting topics and updating partition
-// states, each ending in a checkpoint). The recorded history must be
-// linearizable, the versions returned must be the ones ZooKeeper held right
-// after, conflicts must be neither false nor missed, no write lost, no
-// writer stuck, no fence adopted that ZooKeeper does not hold for the
-// writer, no write accepted after a tenure ended, and a fenced writer must
-// be retired and silent.
+// an acknowledgement is lost, znodes deleted and created again with the same
+// bytes while a batch is in doubt, claims raced by another claim with the
+// same KRaft epoch, a ZooKeeper-mode broker winning /controller between a
+// claim and its resend, /controller_epoch moved while a claim's
+// acknowledgement is lost, and a claim with rollback-safe epochs in doubt
+// while the same controller and KRaft epoch claims by Kafka's rule. Some
+// writers (a seeded choice) claim with rollback-safe epochs. The workload is
+// a migration (claim, GetOrCreate, dual-write batches creating and deleting
+// topics and updating partition states, each ending in a checkpoint). The
+// recorded history must be linearizable, the versions returned must be the
+// ones ZooKeeper held right after, conflicts must be neither false nor
+// missed, no write lost, no writer stuck, no fence adopted that ZooKeeper
+// does not hold for the writer, no write accepted after a tenure ended, and
+// a fenced writer must be retired and silent; a claim with rollback-safe
+// epochs must leave /controller_epoch at least at the claimant's KRaft
+// epoch.
 //
 // The short form runs by default; TORTURE_OPS=100000 (make torture) runs the
 // long form. TORTURE_SEED replays a run's choices.
@@ -86,7 +90,8 @@ func TestTorture(t *testing.T) {
 	for _, kind := range []string{torture.FaultDropReply, torture.FaultDropRequest, torture.FaultCutRequest,
 		torture.FaultKillMember, torture.FaultKillClientMember, torture.FaultExpireSession, torture.FaultRival,
 		torture.FaultForeignWrite, torture.FaultABAWrite, torture.FaultTenureEnds, torture.FaultRecreate,
-		torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultDeadlineInDoubt} {
+		torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
+		torture.FaultDeadlineInDoubt} {
 		if r.Faults[kind] == 0 {
 			t.Errorf("no %s fault injected", kind)
 		}
