@@ -29,6 +29,9 @@ type Batch struct {
 	c       *Client
 	changes []change
 	err     error
+	// overwrite holds paths whose undecodable data the batch may write
+	// over.
+	overwrite map[string]bool
 }
 
 // Batch returns an empty Batch.
@@ -56,7 +59,7 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 	if b.err != nil {
 		return s, nil, b.err
 	}
-	v := newView()
+	v := b.newView()
 	for round := 0; ; round++ {
 		ops, err := b.plan(ctx, v, s)
 		if err != nil {
@@ -73,8 +76,15 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 		}
 		// Another writer got in between: read everything again.
 		s.MigrationZkVersion = st.MigrationZkVersion
-		v = newView()
+		v = b.newView()
 	}
+}
+
+// newView returns an empty view for b's planning.
+func (b *Batch) newView() *view {
+	v := newView()
+	v.overwrite = b.overwrite
+	return v
 }
 
 // plan plans every change, reading what planning asks for, until nothing

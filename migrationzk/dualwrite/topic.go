@@ -26,6 +26,8 @@ type Partition struct {
 	// in progress adds and removes; nil when there is none.
 	AddingReplicas, RemovingReplicas []int32
 	State                            PartitionState
+	// noState is set by Read on a partition ZooKeeper holds no state for.
+	noState bool
 }
 
 // PartitionState is a partition's leader and in-sync replicas. Its
