@@ -30,15 +30,22 @@ type kafkaBatch struct {
 }
 
 func (k kafkaBatch) multi(i int, last bool) ([]zk.MultiResponse, error) {
-	e := k.e
+	return kafkaCreate(k.e, k.ps.paths[i], k.ps.data[i], k.acl, k.checkpoint, last)
+}
+
+// kafkaCreate sends one of Kafka's fenced requests on e's session, a
+// create of path (under e's root) holding data: [Check /controller_epoch,
+// Check /migration, the create], or with SetData /migration of checkpoint
+// instead of its Check when last.
+func kafkaCreate(e *env, path string, data []byte, acl []zk.ACL, checkpoint []byte, last bool) ([]zk.MultiResponse, error) {
 	var mig interface{} = &zk.CheckVersionRequest{Path: e.p(znode.MigrationPath), Version: e.s.MigrationZkVersion}
 	if last {
-		mig = &zk.SetDataRequest{Path: e.p(znode.MigrationPath), Data: k.checkpoint, Version: e.s.MigrationZkVersion}
+		mig = &zk.SetDataRequest{Path: e.p(znode.MigrationPath), Data: checkpoint, Version: e.s.MigrationZkVersion}
 	}
 	return e.conn.Multi(
 		&zk.CheckVersionRequest{Path: e.p(znode.ControllerEpochPath), Version: e.s.ZkControllerEpochZkVersion},
 		mig,
-		&zk.CreateRequest{Path: e.p(k.ps.paths[i]), Data: k.ps.data[i], Acl: k.acl})
+		&zk.CreateRequest{Path: e.p(path), Data: data, Acl: acl})
 }
 
 // finish sends the last op with the checkpoint and returns the new

@@ -145,10 +145,18 @@ func (ps partitions) deleteAll(tb testing.TB, admin *zk.Conn, root string, keep 
 // (the ops, one fencing check and one /migration SetData) over the maximum
 // request size.
 func batchRequests(root string, ps partitions, checkpoint []byte, maxRequest int) int {
+	return createRequests(root, ps.paths, ps.data, checkpoint, maxRequest)
+}
+
+// createRequests is the fewest round trips that can carry, in fenced
+// transactions, the creates of paths (under root) holding data, with one
+// fencing check and one /migration SetData of checkpoint: their bytes over
+// the maximum request size.
+func createRequests(root string, paths []string, data [][]byte, checkpoint []byte, maxRequest int) int {
 	bytes := wire.VersionOpSize(root+znode.ControllerEpochPath) + wire.SetDataOpSize(root+znode.MigrationPath, checkpoint)
 	acl := worldACL()
-	for i, p := range ps.paths {
-		bytes += wire.CreateOpSize(root+p, ps.data[i], acl)
+	for i, p := range paths {
+		bytes += wire.CreateOpSize(root+p, data[i], acl)
 	}
 	return int(math.Ceil(float64(wire.MultiSize(bytes)) / float64(maxRequest)))
 }

@@ -34,9 +34,11 @@ import (
 //
 // The results hold one OpResult per op, in order, whatever the outcome. On
 // success the returned State is s with the final /migration version. On
-// error it is what ZooKeeper holds: s when no transaction landed, otherwise
-// the content /migration had before the batch at the version the landed
-// transactions left. To finish the batch, call Apply again with s, its
+// error it is what ZooKeeper is known to hold: s when no transaction is
+// known to have landed, otherwise the content /migration had before the
+// batch at the version the landed transactions left. (A transaction in
+// doubt is not counted: its OpResults and the call's error then say
+// ErrOutcomeUnknown.) To finish the batch, call Apply again with s, its
 // MigrationZkVersion taken from the returned State, and the ops whose
 // result has a non-nil Err other than an *OpError, in order. An empty batch
 // writes nothing and returns s.
@@ -196,7 +198,7 @@ func (b *batch) sendTransaction(ctx context.Context, r *retrier, txn []int, last
 		a := &attempt{b: b, pacer: p, last: last}
 		v, err := b.exec.run(ctx, r, write{
 			path: b.migrationPath, expected: b.version,
-			prepare: a.prepare, send: a.send, verify: a.verify,
+			prepare: a.prepare, send: a.send, verify: a.verify, refused: a.refused,
 		})
 		if err != nil {
 			a.stopped(err)
@@ -252,6 +254,17 @@ func (a *attempt) prepare() {
 			a.reqs = append(a.reqs, &zk.DeleteRequest{Path: path, Version: op.version})
 		}
 	}
+}
+
+// refused names the znode and op of the request that ZooKeeper refused.
+func (a *attempt) refused(error) (string, string) {
+	b := a.b
+	paths := []string{b.epochPath, b.migrationPath}
+	ops := []string{"check", "setData"}
+	for _, i := range a.ops {
+		paths, ops = append(paths, b.plan.paths[i]), append(ops, b.plan.ops[i].kind.String())
+	}
+	return multiRefused(a.res, paths, ops)
 }
 
 func (a *attempt) send() error {

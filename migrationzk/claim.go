@@ -137,16 +137,24 @@ func (w *Writer) sendClaim(ctx context.Context, r *retrier, c claim, h holder) (
 	}
 	reqs = append(reqs, &zk.CreateRequest{Path: w.controllerPath, Data: reg.Encode(), Acl: w.exec.opts.aclFor(w.controllerPath)})
 	var version int32
+	var res []zk.MultiResponse
+	paths, ops := []string{w.epochPath}, []string{"setData"}
+	if h.controller.exists {
+		paths, ops = append(paths, w.controllerPath), append(ops, "delete")
+	}
+	paths, ops = append(paths, w.controllerPath), append(ops, "create")
 	v, err := w.exec.run(ctx, r, write{
 		path:     w.epochPath,
 		expected: c.expected,
 		send: func() error {
-			res, err := w.exec.conn.Multi(reqs...)
+			var err error
+			res, err = w.exec.conn.Multi(reqs...)
 			if err == nil {
 				version = res[0].Stat.Version
 			}
 			return err
 		},
+		refused: func(error) (string, string) { return multiRefused(res, paths, ops) },
 		verify: func(ctx context.Context, r *retrier, _ error, resent bool) (verdict, error) {
 			zs, err := w.exec.reread(ctx, r, w.epochPath, w.controllerPath)
 			if err != nil {
@@ -201,12 +209,17 @@ func (w *Writer) release(ctx context.Context, s State) (State, verdict, error) {
 	}
 	check := &zk.CheckVersionRequest{Path: w.epochPath, Version: fence}
 	del := &zk.DeleteRequest{Path: w.controllerPath, Version: -1}
+	var res []zk.MultiResponse
 	v, err := w.exec.run(ctx, w.exec.retrier(), write{
 		path:     w.controllerPath,
 		expected: fence,
 		send: func() error {
-			_, err := w.exec.conn.Multi(check, del)
+			var err error
+			res, err = w.exec.conn.Multi(check, del)
 			return err
+		},
+		refused: func(error) (string, string) {
+			return multiRefused(res, []string{w.epochPath, w.controllerPath}, []string{"check", "delete"})
 		},
 		verify: func(ctx context.Context, r *retrier, _ error, resent bool) (verdict, error) {
 			zs, err := w.exec.reread(ctx, r, w.epochPath, w.controllerPath)

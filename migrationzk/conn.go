@@ -30,10 +30,14 @@ func classify(err error) zkerr.Class { return zkerr.Classify(err) }
 
 // call runs one blocking request and returns its error, giving up waiting
 // when ctx ends: then returned is false, and the request may still be sent
-// and applied (go-zookeeper has no cancellation).
+// and applied (go-zookeeper has no cancellation). A ctx already ended
+// sends nothing.
 func call(ctx context.Context, fn func() error) (returned bool, err error) {
 	if ctx.Done() == nil {
 		return true, fn()
+	}
+	if ctx.Err() != nil {
+		return false, nil
 	}
 	done := make(chan error, 1)
 	go func() { done <- fn() }()

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -18,7 +21,10 @@ var (
 	ErrConflict = errors.New("migrationzk: conflict: znode changed by another writer")
 	// ErrFenced: another controller has taken over: /controller_epoch
 	// moved, or /migration or /controller shows a newer KRaft controller
-	// epoch. The Writer is retired. See *FencedError.
+	// epoch. The Writer is retired. The call's write did not land, unless
+	// the error is also ErrOutcomeUnknown: a copy whose acknowledgement was
+	// lost may have landed before the election, and with the fence moved
+	// nothing can prove it either way. See *FencedError.
 	ErrFenced = errors.New("migrationzk: fenced: another controller has taken over")
 	// ErrRetired: the Writer was fenced by an earlier call and writes
 	// nothing more.
@@ -45,6 +51,17 @@ var (
 	// a new client mends it. Close the client, connect again and make a new
 	// Writer; calling again with the same State is then safe.
 	ErrStaleSession = errors.New("migrationzk: zookeeper session expired but the client keeps using it; reconnect")
+	// ErrNotAuthorized: ZooKeeper refused a request because the client's
+	// identity lacks the permission on the znode (NoAuth). It is never
+	// retried, never an unknown outcome and never a conflict; the call
+	// writes nothing after it. See *NotAuthorizedError.
+	ErrNotAuthorized = errors.New("migrationzk: not authorized")
+	// ErrAuthFailed: ZooKeeper refused the client's credentials, or the
+	// session has none while the server requires them. Nothing was
+	// written; once the client holds valid credentials the Writer works
+	// again. (ZooKeeper takes a wrong digest password without complaint:
+	// Writer.CheckCredentials finds it before a write does.)
+	ErrAuthFailed = errors.New("migrationzk: authentication failed")
 	// ErrNotApplied: the op was not applied because the call stopped
 	// before reaching it. Found in OpResult.Err.
 	ErrNotApplied = errors.New("migrationzk: op not applied: the batch stopped before it")
@@ -105,6 +122,37 @@ func (e *FencedError) Error() string {
 
 // Is makes errors.Is(err, ErrFenced) hold.
 func (e *FencedError) Is(target error) bool { return target == ErrFenced }
+
+// NotAuthorizedError is a request ZooKeeper refused for want of permission
+// (NoAuth): Op (create, setData, delete, check, read) on Path.
+type NotAuthorizedError struct {
+	Path string
+	Op   string
+	// Err is ZooKeeper's error.
+	Err error
+}
+
+func (e *NotAuthorizedError) Error() string {
+	return fmt.Sprintf("migrationzk: not authorized to %s %s: %v", e.Op, e.Path, e.Err)
+}
+
+// Is makes errors.Is(err, ErrNotAuthorized) hold.
+func (e *NotAuthorizedError) Is(target error) bool { return target == ErrNotAuthorized }
+
+// Unwrap returns ZooKeeper's error.
+func (e *NotAuthorizedError) Unwrap() error { return e.Err }
+
+// authError types err when ZooKeeper refused Op on Path for want of
+// permission or of valid credentials; otherwise it returns nil.
+func authError(err error, path, op string) error {
+	switch {
+	case errors.Is(err, zk.ErrNoAuth):
+		return &NotAuthorizedError{Path: path, Op: op, Err: err}
+	case errors.Is(err, zk.ErrAuthFailed), zkerr.IsAuthRequired(err):
+		return fmt.Errorf("%w: %s %s: %w", ErrAuthFailed, op, path, err)
+	}
+	return nil
+}
 
 // OpError is an Apply op that ZooKeeper refused on its own account
 // (NodeExists, NoNode, BadVersion, NotEmpty on the op's own path). Kafka

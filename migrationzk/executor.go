@@ -33,6 +33,9 @@ func (e *executor) read(ctx context.Context, r *retrier, fn func() error) error 
 			continue
 		}
 		r.answered()
+		if aerr := authError(err, "", "read"); aerr != nil {
+			return aerr
+		}
 		return err
 	}
 }
@@ -65,7 +68,27 @@ func (e *executor) get(ctx context.Context, r *retrier, path string) (znodeState
 	if errors.Is(err, zk.ErrNoNode) {
 		return absent, nil
 	}
-	return cur, err
+	return cur, withAuthPath(err, path)
+}
+
+// withAuthPath puts path into a *NotAuthorizedError that lacks one.
+func withAuthPath(err error, path string) error {
+	var nae *NotAuthorizedError
+	if errors.As(err, &nae) && nae.Path == "" {
+		nae.Path = path
+	}
+	return err
+}
+
+// multiRefused names the op of a multi that ZooKeeper refused, from its
+// results: paths and ops name the multi's ops in order.
+func multiRefused(res []zk.MultiResponse, paths, ops []string) (string, string) {
+	for i, r := range res {
+		if r.Error != nil && i < len(paths) {
+			return paths[i], ops[i]
+		}
+	}
+	return paths[len(paths)-1], "multi"
 }
 
 // maxReadsInFlight bounds the reads getAll keeps in flight on the session.
@@ -112,7 +135,7 @@ func (e *executor) sync(ctx context.Context, r *retrier, path string) error {
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil
 	}
-	return err
+	return withAuthPath(err, path)
 }
 
 // reread syncs, then reads each path: what ZooKeeper holds after every
@@ -143,6 +166,10 @@ type write struct {
 	prepare func()
 	// send performs the request once.
 	send func() error
+	// refused, if set, names the znode and operation ZooKeeper refused
+	// when it refused send for a reason retrying cannot mend (for a
+	// transaction, the op it refused); by default path and "write".
+	refused func(err error) (path, op string)
 	// verify rereads ZooKeeper after ZooKeeper rejected send and returns
 	// the verdict of the rules in landed.go. resent says whether an
 	// earlier attempt of this call had an unknown outcome. The error is
@@ -181,7 +208,7 @@ func (e *executor) run(ctx context.Context, r *retrier, w write) (verdict, error
 			continue
 		case zkerr.Fatal:
 			r.answered()
-			return verdictNotLanded, fmt.Errorf("migrationzk: write %s: %w", w.path, err)
+			return verdictNotLanded, w.refusedFor(err)
 		default:
 			resent = resent || c == zkerr.Unknown
 			e.opts.logger.Debug("write not acknowledged; sending again once connected",
@@ -192,6 +219,19 @@ func (e *executor) run(ctx context.Context, r *retrier, w write) (verdict, error
 			return verdictNotLanded, e.stopped(w, resent, werr, err)
 		}
 	}
+}
+
+// refusedFor is the error of w refused for a reason retrying cannot mend:
+// typed when it is a matter of permission or credentials.
+func (w write) refusedFor(err error) error {
+	path, op := w.path, "write"
+	if w.refused != nil {
+		path, op = w.refused(err)
+	}
+	if aerr := authError(err, path, op); aerr != nil {
+		return aerr
+	}
+	return fmt.Errorf("migrationzk: %s %s: %w", op, path, err)
 }
 
 // attempt sends w once and counts it; returned is false when ctx ended
@@ -214,7 +254,10 @@ func (e *executor) settle(ctx context.Context, r *retrier, w write, rejection er
 	case verdictLanded:
 		e.recovered(w.path, w.expected, attempt)
 	case verdictNotLanded:
-		if resent && isInterrupted(err) {
+		// A copy in doubt that the reread cannot judge, for want of a
+		// reread or because the fence that would prove it has moved:
+		// unknown, fenced or not.
+		if resent && (isInterrupted(err) || errors.Is(err, ErrFenced)) {
 			return verdictNotLanded, e.unknown(w, err, rejection)
 		}
 	}

@@ -275,3 +275,30 @@ func TestConditionalUpdateOfRoot(t *testing.T) {
 		t.Fatalf("delete of the root: %v", err)
 	}
 }
+
+// Fault: reply lost after the checkpoint committed, then the request of
+// the sync that opens the reread lost too. The reread syncs /migration
+// before reading it (a member that lags would otherwise answer from before
+// the write; the FaultDialer reports the sync fault if it never fires),
+// and the call still recovers its write.
+func TestRereadSyncsFirst(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/migration")})
+	synced := c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSync, Path: c.p("/migration")})
+	s.KRaftMetadataOffset = 2100
+	next, err := w.Update(testContext(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-synced.Fired():
+	default:
+		t.Fatal("the reread read /migration without syncing it first")
+	}
+	if !next.Recovered || next.MigrationZkVersion != s.MigrationZkVersion+1 {
+		t.Fatalf("recovered = %v at version %d, want recovered at %d", next.Recovered, next.MigrationZkVersion, s.MigrationZkVersion+1)
+	}
+	c.checkMatches(next)
+}

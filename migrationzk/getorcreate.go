@@ -110,6 +110,7 @@ func (w *Writer) create(ctx context.Context, r *retrier, path string, data []byt
 			_, err := w.exec.conn.Create(path, data, 0, w.exec.opts.aclFor(path))
 			return err
 		},
+		refused: func(error) (string, string) { return path, "create" },
 		verify: func(ctx context.Context, r *retrier, rejection error, resent bool) (verdict, error) {
 			cur, err := w.reread(ctx, r, path)
 			if err != nil {

@@ -71,6 +71,7 @@ func (w *Writer) ensure(ctx context.Context, r *retrier, path string) error {
 		verify: func(_ context.Context, _ *retrier, rejection error, _ bool) (verdict, error) {
 			return ensureVerdict(path, rejection)
 		},
+		refused: func(error) (string, string) { return path, "create" },
 	})
 	return err
 }

@@ -103,5 +103,5 @@ func (e *executor) childrenOf(ctx context.Context, path string) ([]string, bool,
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, false, nil
 	}
-	return names, err == nil, err
+	return names, err == nil, withAuthPath(err, path)
 }

@@ -49,8 +49,8 @@ func checkFencedAndRetired(t *testing.T, c *cluster, w *migrationzk.Writer, err 
 // Fault: reply lost after the checkpoint committed, and /controller_epoch
 // raised by another controller before the resend (the tenure ends during
 // the lost acknowledgement). /migration does hold the checkpoint, but
-// nothing proves it was written under the fence: the call says fenced, not
-// done.
+// nothing proves it was written under the fence: the call says fenced, its
+// outcome unknown, not done.
 func TestTenureEndsDuringLostAckOfCheckpoint(t *testing.T) {
 	c := newCluster(t)
 	w := c.writer()
@@ -59,6 +59,26 @@ func TestTenureEndsDuringLostAckOfCheckpoint(t *testing.T) {
 	s.KRaftMetadataOffset = 7000
 	_, err := w.Update(testContext(t), s)
 	checkFencedAndRetired(t, c, w, err, 7000)
+	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("err = %v, want its outcome unknown too", err)
+	}
+}
+
+// Fault: rival controller: /controller_epoch raised before the checkpoint
+// is sent. ZooKeeper refuses the only copy: fenced, and not in doubt. (A
+// request lost on the way is in doubt like a lost reply: the client cannot
+// tell them apart.)
+func TestTenureEndedBeforeCheckpoint(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	c.endTenure()
+	s.KRaftMetadataOffset = 7050
+	_, err := w.Update(testContext(t), s)
+	checkFencedAndRetired(t, c, w, err, 7050)
+	if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("err = %v: a write refused at its only copy reported in doubt", err)
+	}
 }
 
 // Fault: reply lost after a batch's transaction committed, and the tenure
@@ -73,6 +93,9 @@ func TestTenureEndsDuringLostAckOfBatch(t *testing.T) {
 	s.KRaftMetadataOffset = 7100
 	_, res, err := w.Apply(testContext(t), s, ops...)
 	checkFencedAndRetired(t, c, w, err, 7100)
+	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("err = %v, want its outcome unknown too", err)
+	}
 	if len(res) != len(ops) {
 		t.Fatalf("%d results for %d ops", len(res), len(ops))
 	}

@@ -38,6 +38,7 @@ func (w *Writer) update(ctx context.Context, s State) (State, verdict, error) {
 		expected: s.MigrationZkVersion,
 		send:     c.send,
 		verify:   c.verify,
+		refused:  c.refused,
 	})
 	if err != nil {
 		return s, v, err
@@ -57,6 +58,7 @@ type checkpoint struct {
 	// version and mtime are /migration's once the write is in.
 	version int32
 	mtime   int64
+	res     []zk.MultiResponse // of the last fenced request
 }
 
 // newCheckpoint checks s and sizes its write.
@@ -79,6 +81,14 @@ func (w *Writer) newCheckpoint(s State) (*checkpoint, error) {
 	return c, nil
 }
 
+// refused names what ZooKeeper refused of the checkpoint's request.
+func (c *checkpoint) refused(error) (string, string) {
+	if c.fence < 0 {
+		return c.w.migrationPath, "setData"
+	}
+	return multiRefused(c.res, []string{c.w.epochPath, c.w.migrationPath}, []string{"check", "setData"})
+}
+
 // send writes the checkpoint once: a multi with the fencing check, or a
 // plain SetData when unfenced.
 func (c *checkpoint) send() error {
@@ -93,6 +103,7 @@ func (c *checkpoint) send() error {
 	res, err := w.exec.conn.Multi(
 		&zk.CheckVersionRequest{Path: w.epochPath, Version: c.fence},
 		&zk.SetDataRequest{Path: w.migrationPath, Data: data, Version: expected})
+	c.res = res
 	if err == nil {
 		c.version, c.mtime = res[1].Stat.Version, res[1].Stat.Mtime
 	}

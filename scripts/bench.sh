@@ -24,6 +24,8 @@ run '^BenchmarkCheckpointMemory$' 3000
 run '^BenchmarkDualWrite$' 20
 run '^BenchmarkRecovery$' 20
 run '^BenchmarkApplyScaling$' 5
+run '^BenchmarkCreateTopic$' 20
+run '^BenchmarkDeltaScaling$' 5
 note "load after: $(uptime | sed 's/.*load average/load average/')"
 echo
 go run ./internal/benchfmt "$out"

@@ -33,6 +33,9 @@ const (
 	// factor, bounded here; after it time per op must stay flat
 	// (maxScalingStep), which is what rules out a quadratic cost.
 	maxRefusedSpread = 2.0
+	// Kafka-shaped createTopic of 1,000 partitions (2,003 multis, ten in
+	// flight) over dualwrite's CreateTopic.
+	minCreateTopicSpeedup = 10
 )
 
 // evaluate turns the benchmark results into the table's rows.
@@ -43,6 +46,8 @@ func evaluate(r run) []row {
 	rows = append(rows, recoveryRows(r)...)
 	rows = append(rows, memoryRows(r)...)
 	rows = append(rows, scalingRows(r)...)
+	rows = append(rows, createTopicRows(r)...)
+	rows = append(rows, deltaRows(r)...)
 	return rows
 }
 
@@ -201,6 +206,65 @@ func scalingRows(r run) []row {
 		}
 	}
 	return rows
+}
+
+// metrics looks up several metrics of one benchmark, in order, and
+// reports whether all are there.
+func metrics(r run, bench string, units ...string) ([]float64, bool) {
+	out := make([]float64, len(units))
+	for i, unit := range units {
+		v, ok := metric(r, bench, unit)
+		if !ok {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+func createTopicRows(r run) []row {
+	const bench = "CreateTopic/partitions=1000"
+	m, ok := metrics(r, bench, "kafka/ours-p50-ratio", "kafka-p50-us", "ours-p50-us", "ours-write-requests", "bound-requests",
+		"ours-requests", "kafka-requests", "ours/multi-p50-ratio", "multi-p50-us", "kafka/multi-p50-ratio")
+	if !ok {
+		return []row{missingRow("6", "createTopic of 1,000 partitions", bench)}
+	}
+	ratio, kafkaUs, oursUs, writes, bound, reqs, kafkaReqs, oursOverMulti, multiUs, kafkaOverMulti :=
+		m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9]
+	return []row{
+		{goal: "6", what: "Kafka-shaped createTopic (2,003 multis, 10 in flight) / CreateTopic, median", bench: bench,
+			figure: fmt.Sprintf("%.1f× (%.1f / %.1f ms)", ratio, kafkaUs/1e3, oursUs/1e3),
+			target: fmt.Sprintf("≥ %d×", minCreateTopicSpeedup), holds: ratio >= minCreateTopicSpeedup},
+		{goal: "6", what: "CreateTopic write requests (ceil(topic bytes / max request bytes))", bench: bench,
+			figure: fmt.Sprintf("%.0f (bound %.0f)", writes, bound), target: "= bound", holds: writes == bound},
+		{goal: "6", what: "requests on the wire: CreateTopic (its reads) / Kafka-shaped", bench: bench,
+			figure: fmt.Sprintf("%.0f (%.0f) / %.0f", reqs, reqs-writes, kafkaReqs)},
+		{goal: "6", what: "CreateTopic / one bare multi of the same creates, median (Kafka-shaped / that multi)", bench: bench,
+			figure: fmt.Sprintf("%.2f (%.1f ms; %.1f×)", oursOverMulti, multiUs/1e3, kafkaOverMulti)},
+	}
+}
+
+func deltaRows(r run) []row {
+	const bench = "DeltaScaling/update-partitions"
+	what := "delta through one Batch: time per partition, 100 / 1,000 / 10,000 partitions"
+	var us, reqs, writes []float64
+	for _, n := range [...]int{100, 1000, 10000} { // BenchmarkDeltaScaling's sizes
+		m, ok := metrics(r, bench, fmt.Sprintf("delta=%d-ns/partition", n), fmt.Sprintf("delta=%d-requests/delta", n), fmt.Sprintf("delta=%d-writes/delta", n))
+		if !ok {
+			return []row{missingRow("7", what, bench)}
+		}
+		us, reqs, writes = append(us, m[0]/1e3), append(reqs, m[1]), append(writes, m[2])
+	}
+	perDelta := make([]string, len(reqs))
+	for i := range reqs {
+		perDelta[i] = fmt.Sprintf("%.0f (%.0f)", reqs[i], writes[i])
+	}
+	return []row{
+		{goal: "7", what: what, bench: bench, figure: joinSeries(us, "%.0f") + " µs",
+			target: fmt.Sprintf("each step ≤ %.2f×", maxScalingStep), holds: flat(us, maxScalingStep)},
+		{goal: "7", what: "requests per delta (writes), 100 / 1,000 / 10,000 partitions", bench: bench,
+			figure: strings.Join(perDelta, " / ")},
+	}
 }
 
 // series returns a metric of BenchmarkApplyScaling for each batch size.

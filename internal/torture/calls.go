@@ -24,13 +24,14 @@ func (d *driver) classify(g *generation, ctx context.Context, err error) outcome
 	o := outcome{err: err}
 	switch {
 	case err == nil:
+	case errors.Is(err, migrationzk.ErrFenced):
+		// In doubt or not, a fenced call is final: the writer is retired.
+		o.fenced = true
 	case errors.Is(err, migrationzk.ErrOutcomeUnknown):
 		d.unknown.Add(1)
 		o.retry, o.err = true, err
 		o.deadline = ctx.Err() != nil
 		d.mend(g, err)
-	case errors.Is(err, migrationzk.ErrFenced):
-		o.fenced = true
 	case errors.Is(err, migrationzk.ErrConflict):
 		o.conflict = true
 		d.conflicts++
@@ -60,9 +61,11 @@ func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State,
 			d.anomaly(CheckVersion, "%s: version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
 		}
 		d.written(g, out, conds, data, desc, call, ret)
-	case o.retry && errors.Is(err, migrationzk.ErrOutcomeUnknown), o.conflict, o.fenced:
+	case errors.Is(err, migrationzk.ErrOutcomeUnknown), o.conflict:
 		d.maybeWritten(g, o, conds, data, desc, call, ret)
 	}
+	// Fenced and not in doubt: ZooKeeper refused the only copy, so the
+	// history records no write.
 	return o
 }
 

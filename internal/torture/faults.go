@@ -20,6 +20,7 @@ var faultWeights = [...]struct {
 	{FaultRival, 2}, {FaultForeignWrite, 3},
 	{FaultABAWrite, 3}, {FaultTenureEnds, 2}, {FaultRecreate, 5},
 	{FaultClaimRace, 1}, {FaultBrokerWins, 1}, {FaultClaimTenureEnds, 1},
+	{FaultDeadlineInDoubt, 2},
 }
 
 // pickFault draws the kind of the next fault by faultWeights.
@@ -62,9 +63,11 @@ func (d *driver) inject(g *generation, wk *work, s migrationzk.State) []*zktest.
 	switch kind := d.pickFault(); kind {
 	case FaultDropReply, FaultDropRequest, FaultCutRequest:
 		return d.injectNetFault(g, *wk, netFaultActions[kind])
-	case FaultKillMember:
-		return d.injectKillMember()
-	case FaultKillClientMember:
+	case FaultKillMember, FaultKillClientMember:
+		// Kills are rare (KillGap apart): the kind killed less so far.
+		if d.killed(FaultKillMember) <= d.killed(FaultKillClientMember) {
+			return d.injectKillMember()
+		}
 		return d.injectKillClientMember(g)
 	case FaultExpireSession:
 		return d.injectExpireSession(g)
@@ -80,6 +83,8 @@ func (d *driver) inject(g *generation, wk *work, s migrationzk.State) []*zktest.
 		return d.injectABA(g, *wk, s)
 	case FaultRecreate:
 		return d.injectRecreate(g, wk)
+	case FaultDeadlineInDoubt:
+		return d.injectDeadlineInDoubt(g)
 	}
 	return nil
 }
@@ -132,6 +137,19 @@ func (d *driver) injectNetFault(g *generation, wk work, action zktest.Action) []
 		armed = append(armed, d.arm(g, zktest.Fault{Action: d.randomNetAction(), Op: zktest.OpAny, Path: d.p("/migration")}))
 	}
 	return armed
+}
+
+// injectDeadlineInDoubt drops the reply of the call's transaction, and
+// ends the call's context when the sync of the reread that would settle
+// the resend's refusal reaches the server (its request dropped).
+func (d *driver) injectDeadlineInDoubt(g *generation) []*zktest.Armed {
+	f := d.callWrite()
+	f.Action = zktest.DropReply
+	reread := zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSync, Path: d.p("/migration"), Then: func() {
+		d.count(FaultDeadlineInDoubt)
+		d.cancelCall()
+	}}
+	return []*zktest.Armed{d.arm(g, f), d.arm(g, reread)}
 }
 
 // injectKillMember kills a random member, unless one is down already, at
@@ -295,6 +313,13 @@ func (d *driver) reserveDown(m *zktest.Member) bool {
 	d.down = m
 	d.restarts.Add(1)
 	return true
+}
+
+// killed returns how many faults of kind were injected so far.
+func (d *driver) killed(kind string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.faults[kind]
 }
 
 // killAndRestart kills m (SIGKILL) and restarts it after down in the

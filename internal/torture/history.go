@@ -276,8 +276,8 @@ func (h *history) writesAfterTenure() []finding {
 	return found
 }
 
-// deletedPaths returns the paths a delete landed on, the writer's or a
-// foreign one: the writes reported with no version. h.mu must be held.
+// deletedPaths returns the paths a delete landed on or may have landed
+// on, the writer's or a foreign one. h.mu must be held.
 func (h *history) deletedPaths() map[string]bool {
 	deleted := map[string]bool{}
 	for _, s := range h.successes {
@@ -289,6 +289,16 @@ func (h *history) deletedPaths() map[string]bool {
 		for _, f := range fs {
 			if f.Landed && f.Version < 0 {
 				deleted[path] = true
+			}
+		}
+	}
+	// A delete whose outcome was never known may have happened too.
+	for path, ops := range h.groups {
+		for _, o := range ops {
+			for _, e := range o.Step.Effects {
+				if e.Delete {
+					deleted[path] = true
+				}
 			}
 		}
 	}

@@ -86,6 +86,10 @@ const (
 	// its reply, another party raises /controller_epoch (or rewrites the
 	// same value): the claim's tenure ends during its lost acknowledgement.
 	FaultClaimTenureEnds = "claim-tenure-ends"
+	// FaultDeadlineInDoubt: a write's reply is lost, and the caller's
+	// context ends when the reread that would settle it reaches the server
+	// (its request dropped): the call stops with a copy in doubt.
+	FaultDeadlineInDoubt = "deadline-in-doubt"
 )
 
 // Report holds a run's figures.

@@ -1,6 +1,7 @@
 package torture
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -180,7 +181,7 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		switch {
 		case res.retry:
-			wk = d.mergeNextDelta(wk)
+			s, wk, first = d.again(g, s, wk, res, first)
 			if attempt >= maxAttempts {
 				st := g.w.Stats()
 				d.anomaly(CheckStuck, "stuck: controller %d: %d attempts, last: %v; client state %v on %s, session %x, requests %v, writer attempts %d retries %d; writer log:\n    %v",
@@ -201,6 +202,18 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		return true
 	}
+}
+
+// again returns what a call is made again with after res: the same
+// arguments after an unknown outcome (a batch perhaps merged with the next
+// delta), and half the time a newer checkpoint after an Update that sent
+// nothing, as a caller free to move on would. first is when the call's
+// effects may date from.
+func (d *driver) again(g *generation, s migrationzk.State, wk work, res outcome, first int64) (migrationzk.State, work, int64) {
+	if !errors.Is(res.err, migrationzk.ErrOutcomeUnknown) && wk.ops == nil && wk.vocab == nil && d.rng.Float64() < 0.5 {
+		return d.nextCheckpoint(g), wk, d.h.now()
+	}
+	return s, d.mergeNextDelta(wk), first
 }
 
 // mergeNextDelta, half the time, adds the next delta's ops (a topic to

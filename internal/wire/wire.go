@@ -222,6 +222,23 @@ func AppendRequestHeader(dst []byte, xid, opcode int32) []byte {
 	return binary.BigEndian.AppendUint32(dst, uint32(opcode))
 }
 
+// XidAuth is the xid ZooKeeper's own client gives setAuth requests.
+const XidAuth int32 = -4
+
+// AppendSetAuth appends a framed setAuth request, which adds credentials
+// of scheme to the connection, to dst.
+func AppendSetAuth(dst []byte, xid int32, scheme string, auth []byte) []byte {
+	body := RequestHeaderSize + 4 + StringSize(len(scheme)) + StringSize(len(auth))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(body))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(xid))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(OpSetAuth))
+	dst = binary.BigEndian.AppendUint32(dst, 0) // type
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(scheme)))
+	dst = append(dst, scheme...)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(auth)))
+	return append(dst, auth...)
+}
+
 // Framer cuts a byte stream into frames.
 type Framer struct {
 	buf []byte

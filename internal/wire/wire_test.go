@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -167,4 +168,20 @@ func FuzzParseRequest(f *testing.F) {
 		_, _ = ParseReplyHeader(payload)
 		_, _ = ParseConnectResponse(payload)
 	})
+}
+
+func TestAppendSetAuth(t *testing.T) {
+	var f Framer
+	f.Write(AppendSetAuth(nil, XidAuth, "digest", []byte("alice:secret")))
+	frame, err := f.Next()
+	if err != nil || frame == nil || f.Buffered() != 0 {
+		t.Fatalf("frame %v, %v, %d left", frame, err, f.Buffered())
+	}
+	req, err := ParseRequest(frame[LengthPrefixSize:])
+	if err != nil || req.Xid != XidAuth || req.Opcode != OpSetAuth || len(req.Ops) != 0 {
+		t.Fatalf("request %+v, %v", req, err)
+	}
+	if want := "\x00\x00\x00\x06digest\x00\x00\x00\x0calice:secret"; !strings.HasSuffix(string(frame), want) {
+		t.Fatalf("frame %q does not end with %q", frame, want)
+	}
 }

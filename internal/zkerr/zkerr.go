@@ -48,6 +48,14 @@ func (c Class) String() string {
 	return "invalid"
 }
 
+// IsAuthRequired reports whether err is ZooKeeper's answer to a request
+// sent before the session authenticated, on a server that enforces
+// authentication (code -124, which go-zookeeper has no name for; the
+// server then closes the connection).
+func IsAuthRequired(err error) bool {
+	return err != nil && err.Error() == "unknown error: -124"
+}
+
 // Classify sorts err. Errors it does not recognise (raw network errors,
 // zk.ErrConnectionClosed, zk.ErrSessionExpired, zk.ErrSessionMoved,
 // zk.ErrClosing, codes go-zookeeper has no name for) are Unknown: the
@@ -61,6 +69,8 @@ func Classify(err error) Class {
 	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNodeExists),
 		errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNotEmpty):
 		return Rejected
+	case IsAuthRequired(err):
+		return Fatal
 	case errors.Is(err, zk.ErrNoAuth), errors.Is(err, zk.ErrInvalidACL),
 		errors.Is(err, zk.ErrAuthFailed), errors.Is(err, zk.ErrBadArguments),
 		errors.Is(err, zk.ErrAPIError), errors.Is(err, zk.ErrNoChildrenForEphemerals),

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,21 +36,33 @@ type Install struct {
 
 // logFlags gives Debian's installation, which ships no SLF4J binding, a
 // simple one writing warnings to the server's output, so that a server that
-// fails says why.
-func (i Install) logFlags() string {
+// fails says why. With tls it adds the Netty codec that Debian's classpath
+// lacks: without it the server opens its TLS port and fails every handshake
+// (NoClassDefFoundError: io/netty/handler/codec/ByteToMessageDecoder).
+func (i Install) logFlags(tls bool) string {
 	const simple = "/usr/share/java/slf4j-simple.jar"
+	const nettyCodec = "/usr/share/java/netty-codec.jar"
 	if !strings.HasPrefix(i.Script, DebianHome+"/") {
 		return ""
 	}
-	if _, err := os.Stat(simple); err != nil {
-		return ""
+	classpath := "/etc/zookeeper/conf:/usr/share/java/zookeeper.jar"
+	if tls && exists(nettyCodec) {
+		classpath += ":" + nettyCodec
+	}
+	if !exists(simple) {
+		return "-cp " + classpath
 	}
 	level := "warn"
 	if l := os.Getenv("ZKTEST_SERVER_LOG_LEVEL"); l != "" {
 		level = l
 	}
-	return "-cp /etc/zookeeper/conf:/usr/share/java/zookeeper.jar:" + simple +
+	return "-cp " + classpath + ":" + simple +
 		" -Dorg.slf4j.simpleLogger.defaultLogLevel=" + level + " -Dorg.slf4j.simpleLogger.showDateTime=true"
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // FindInstall looks for zkServer.sh under $ZOOKEEPER_HOME, then under
@@ -93,6 +107,31 @@ type Config struct {
 	ForceSync bool
 	// JVMFlags are extra JVM flags, appended after the defaults.
 	JVMFlags string
+	// TLS, when set, makes the server serve clients over TLS only: Netty
+	// on Self.ClientPort as secureClientPort, and no plain client port.
+	TLS *TLS
+	// Settings are extra zoo.cfg entries, such as
+	// "enforce.auth.enabled": "true", written after the generated ones in
+	// the order of their keys. ZooKeeper turns keys it does not know into
+	// system properties prefixed "zookeeper.".
+	Settings map[string]string
+}
+
+// TLS is the TLS configuration of a server's client port.
+type TLS struct {
+	// KeyStore is a PEM file holding the server's unencrypted PKCS#8
+	// private key ("BEGIN PRIVATE KEY") followed by its certificate chain.
+	KeyStore string
+	// TrustStore is a PEM file of the CA certificates that client
+	// certificates must chain to.
+	TrustStore string
+	// ClientAuth is ssl.clientAuth: "need" (the default when empty), "want"
+	// or "none".
+	ClientAuth string
+	// Client is how WaitReady and FourLetterWord connect: a client
+	// certificate when the server needs one. Verification of the server
+	// may be off; they only need a TLS session.
+	Client *tls.Config
 }
 
 // Process is a running ZooKeeper server.
@@ -154,7 +193,7 @@ func (c Config) render() string {
 	tick := int(c.TickTime / time.Millisecond)
 	fmt.Fprintf(&b, "tickTime=%d\ninitLimit=10\nsyncLimit=5\n", tick)
 	fmt.Fprintf(&b, "dataDir=%s\n", filepath.Join(c.Dir, "data"))
-	fmt.Fprintf(&b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", c.Self.ClientPort)
+	c.renderClientPort(&b)
 	b.WriteString("admin.enableServer=false\n4lw.commands.whitelist=*\n")
 	b.WriteString("minSessionTimeout=1000\nmaxSessionTimeout=60000\n")
 	b.WriteString("maxClientCnxns=0\npreAllocSize=4096\nsnapCount=100000\nautopurge.purgeInterval=0\n")
@@ -167,7 +206,35 @@ func (c Config) render() string {
 			fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", m.ID, m.QuorumPort, m.ElectionPort)
 		}
 	}
+	c.renderSettings(&b)
 	return b.String()
+}
+
+func (c Config) renderClientPort(b *strings.Builder) {
+	if c.TLS == nil {
+		fmt.Fprintf(b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", c.Self.ClientPort)
+		return
+	}
+	clientAuth := c.TLS.ClientAuth
+	if clientAuth == "" {
+		clientAuth = "need"
+	}
+	fmt.Fprintf(b, "secureClientPort=%d\nsecureClientPortAddress=127.0.0.1\n", c.Self.ClientPort)
+	b.WriteString("serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory\n")
+	fmt.Fprintf(b, "ssl.keyStore.location=%s\nssl.keyStore.type=PEM\n", c.TLS.KeyStore)
+	fmt.Fprintf(b, "ssl.trustStore.location=%s\nssl.trustStore.type=PEM\n", c.TLS.TrustStore)
+	fmt.Fprintf(b, "ssl.clientAuth=%s\n", clientAuth)
+}
+
+func (c Config) renderSettings(b *strings.Builder) {
+	keys := make([]string, 0, len(c.Settings))
+	for k := range c.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(b, "%s=%s\n", k, c.Settings[k])
+	}
 }
 
 func (p *Process) spawn() error {
@@ -183,7 +250,7 @@ func (p *Process) spawn() error {
 		"-Dzookeeper.console.threshold=INFO",
 		"-Dzookeeper.cnxTimeout=1000",
 		"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
-		p.install.logFlags(),
+		p.install.logFlags(p.cfg.TLS != nil),
 		p.cfg.JVMFlags,
 	}, " ")
 	cmd.Env = append(os.Environ(), "JVMFLAGS="+jvm, "ZOO_LOG_DIR="+p.cfg.Dir, "ZOOPIDFILE="+filepath.Join(p.cfg.Dir, "zookeeper.pid"))
@@ -244,15 +311,16 @@ func (p *Process) WaitReady(ctx context.Context) error {
 	p.mu.Lock()
 	done := p.done
 	p.mu.Unlock()
+	var last error
 	for {
 		select {
 		case <-done:
 			return fmt.Errorf("zkserver: server %s exited before it was ready: %v\n%s", p.addr, p.exitErr(), p.OutputTail(2048))
 		case <-ctx.Done():
-			return fmt.Errorf("zkserver: server %s not ready: %w\n%s", p.addr, ctx.Err(), p.OutputTail(2048))
+			return fmt.Errorf("zkserver: server %s not ready: %w (last check: %v)\n%s", p.addr, ctx.Err(), last, p.OutputTail(2048))
 		default:
 		}
-		if p.ready() {
+		if last = p.ready(); last == nil {
 			return nil
 		}
 		select {
@@ -263,20 +331,25 @@ func (p *Process) WaitReady(ctx context.Context) error {
 	}
 }
 
-// ready reports whether the server serves clients. ruok answers imok as
-// soon as the port is open, before the server is running; a client whose
-// handshake arrives then is never answered (ZooKeeper 3.8 fails to close
-// the connection) and waits out go-zookeeper's long handshake timeout. srvr
-// reports a mode only once the server is running.
-func (p *Process) ready() bool {
-	if r, err := FourLetterWord(p.addr, "ruok", time.Second); err != nil || r != "imok" {
-		return false
+// ready returns nil once the server serves clients, else what it lacks.
+// ruok answers imok as soon as the port is open, before the server is
+// running; a client whose handshake arrives then is never answered
+// (ZooKeeper 3.8 fails to close the connection) and waits out
+// go-zookeeper's long handshake timeout. srvr reports a mode only once the
+// server is running. On a TLS port both complete a TLS handshake first: a
+// server whose keystore it cannot use opens the port all the same.
+func (p *Process) ready() error {
+	if r, err := p.FourLetterWord("ruok", time.Second); err != nil || r != "imok" {
+		return fmt.Errorf("ruok: %q, %v", r, err)
 	}
-	mode, err := Mode(p.addr)
-	if len(p.cfg.Peers) == 0 {
-		return err == nil && mode == "standalone"
+	mode, err := p.Mode()
+	switch {
+	case err != nil:
+		return fmt.Errorf("srvr: %w", err)
+	case len(p.cfg.Peers) == 0 && mode != "standalone", len(p.cfg.Peers) > 0 && mode != "leader" && mode != "follower":
+		return fmt.Errorf("srvr: mode %q", mode)
 	}
-	return err == nil && (mode == "leader" || mode == "follower")
+	return nil
 }
 
 func (p *Process) exitErr() error {
@@ -344,12 +417,37 @@ func (p *Process) Restart() error {
 // FourLetterWord sends a four-letter command and returns the reply,
 // trimmed of surrounding space.
 func FourLetterWord(addr, cmd string, timeout time.Duration) (string, error) {
+	return fourLetterWord(addr, cmd, timeout, nil)
+}
+
+// FourLetterWord sends a four-letter command to the server, over TLS when
+// it serves TLS, and returns the reply.
+func (p *Process) FourLetterWord(cmd string, timeout time.Duration) (string, error) {
+	var config *tls.Config
+	if p.cfg.TLS != nil {
+		config = p.cfg.TLS.Client
+		if config == nil {
+			config = &tls.Config{InsecureSkipVerify: true}
+		}
+	}
+	return fourLetterWord(p.addr, cmd, timeout, config)
+}
+
+// fourLetterWord sends cmd to addr, over TLS with config when not nil.
+func fourLetterWord(addr, cmd string, timeout time.Duration, config *tls.Config) (string, error) {
 	c, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(timeout))
+	if config != nil {
+		tc := tls.Client(c, config)
+		if err := tc.Handshake(); err != nil {
+			return "", fmt.Errorf("zkserver: TLS handshake with %s: %w", addr, err)
+		}
+		c = tc
+	}
 	if _, err := io.WriteString(c, cmd); err != nil {
 		return "", err
 	}
@@ -367,11 +465,25 @@ func Mode(addr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sc := bufio.NewScanner(strings.NewReader(r))
+	return parseMode(r), nil
+}
+
+// Mode returns the server's role as Mode does, asking over TLS when the
+// server serves TLS.
+func (p *Process) Mode() (string, error) {
+	r, err := p.FourLetterWord("srvr", time.Second)
+	if err != nil {
+		return "", err
+	}
+	return parseMode(r), nil
+}
+
+func parseMode(srvr string) string {
+	sc := bufio.NewScanner(strings.NewReader(srvr))
 	for sc.Scan() {
 		if m, ok := strings.CutPrefix(sc.Text(), "Mode: "); ok {
-			return strings.TrimSpace(m), nil
+			return strings.TrimSpace(m)
 		}
 	}
-	return "", nil
+	return ""
 }

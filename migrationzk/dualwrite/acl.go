@@ -3,6 +3,7 @@ package dualwrite
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -83,12 +84,18 @@ func (b *Batch) DeleteACLs(pattern ResourcePattern) *Batch {
 	}, err)
 }
 
-// checkEntries checks the entries of an ACL set.
+// checkEntries checks the entries of an ACL set: a principal of the form
+// Type:name, as Kafka parses it, a host, and a known operation and
+// permission type.
 func checkEntries(entries []znode.ACLEntry) error {
 	for _, e := range entries {
-		if e.Principal == "" || e.Host == "" || !e.Operation.Valid() || !e.PermissionType.Valid() {
+		if !isPrincipal(e.Principal) || e.Host == "" || !e.Operation.Valid() || !e.PermissionType.Valid() {
 			return invalidf("ACL entry %+v", e)
 		}
 	}
 	return nil
 }
+
+// isPrincipal reports whether p has the form Kafka's principals have,
+// Type:name.
+func isPrincipal(p string) bool { return strings.Contains(p, ":") }

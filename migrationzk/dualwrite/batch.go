@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 )
@@ -98,6 +99,9 @@ func (b *Batch) plan(ctx context.Context, v *view, s migrationzk.State) ([]migra
 		if v.err != nil {
 			return nil, v.err
 		}
+		if v.complete() && v.lacking != nil {
+			return nil, v.lacking
+		}
 		if v.complete() {
 			return v.ops, nil
 		}
@@ -108,26 +112,32 @@ func (b *Batch) plan(ctx context.Context, v *view, s migrationzk.State) ([]migra
 	return nil, fmt.Errorf("dualwrite: planning needed more than %d rounds of reads", maxReadRounds)
 }
 
-// read reads what v asked for.
+// read reads what v asked for, the znodes and the listings at once.
 func (b *Batch) read(ctx context.Context, v *view) error {
 	data, children := v.wanted()
+	var zs []migrationzk.Znode
+	var ls []migrationzk.Listing
+	var dataErr, childrenErr error
+	var wg sync.WaitGroup
 	if len(data) > 0 {
-		zs, err := b.c.w.Read(ctx, data...)
-		if err != nil {
-			return err
-		}
-		for _, z := range zs {
-			v.znodes[z.Path] = z
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			zs, dataErr = b.c.w.Read(ctx, data...)
+		}()
 	}
 	if len(children) > 0 {
-		ls, err := b.c.w.Children(ctx, children...)
-		if err != nil {
-			return err
-		}
-		for _, l := range ls {
-			v.children[l.Path] = l.Names
-		}
+		ls, childrenErr = b.c.w.Children(ctx, children...)
+	}
+	wg.Wait()
+	if err := errors.Join(dataErr, childrenErr); err != nil {
+		return err
+	}
+	for _, z := range zs {
+		v.znodes[z.Path] = z
+	}
+	for _, l := range ls {
+		v.children[l.Path] = l.Names
 	}
 	return nil
 }

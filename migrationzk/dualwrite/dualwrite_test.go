@@ -37,6 +37,7 @@ func TestCreateTopic(t *testing.T) {
 			t.Fatalf("partition %d: %s (%v)", p, data, err)
 		}
 	}
+	before := c.tree()
 	c.faults.ResetCounts()
 	s2, err := c.c.CreateTopic(testContext(t), at(s, 201), tp)
 	if err != nil || s2.MigrationZkVersion != s.MigrationZkVersion+1 {
@@ -45,6 +46,7 @@ func TestCreateTopic(t *testing.T) {
 	if n := c.faults.Count(zktest.OpMulti) + c.faults.Count(zktest.OpSetData); n != 1 {
 		t.Fatalf("%d write requests for a topic that exists: want the checkpoint alone", n)
 	}
+	c.sameTree("after creating the topic again", before, c.tree(), "/migration")
 	c.checkState(s2)
 }
 

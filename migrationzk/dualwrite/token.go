@@ -2,6 +2,7 @@ package dualwrite
 
 import (
 	"context"
+	"math"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -32,7 +33,7 @@ func (c *Client) WriteProducerID(ctx context.Context, s migrationzk.State, nextP
 
 // WriteDelegationToken records WriteDelegationToken's change.
 func (b *Batch) WriteDelegationToken(token znode.DelegationToken) *Batch {
-	err := checkName("delegation token", token.TokenID)
+	err := checkToken(token)
 	return b.add(func(v *view, _ migrationzk.State) bool {
 		_, known := v.put(znode.DelegationTokenPath(token.TokenID), token.Encode(), func(cur []byte) (bool, error) {
 			got, err := znode.DecodeDelegationToken(cur)
@@ -52,8 +53,8 @@ func (b *Batch) DeleteDelegationToken(id string) *Batch {
 // WriteProducerID records WriteProducerID's change.
 func (b *Batch) WriteProducerID(nextProducerID int64) *Batch {
 	var err error
-	if nextProducerID < 0 {
-		err = invalidf("next producer id %d", nextProducerID)
+	if nextProducerID < 0 || nextProducerID > math.MaxInt64-(znode.ProducerIDBlockSize-1) {
+		err = invalidf("next producer id %d: its block must end within the int64 range", nextProducerID)
 	}
 	return b.writeProducerIDBlock(znode.MigrationProducerIDBlock(nextProducerID), err)
 }
@@ -71,4 +72,19 @@ func (b *Batch) writeProducerIDBlock(want znode.ProducerIDBlock, err error) *Bat
 		})
 		return known
 	}, err)
+}
+
+// checkToken checks a delegation token of a change: its id names one
+// znode, and its owner, requester and renewers are principals of the form
+// Type:name, as Kafka parses them.
+func checkToken(token znode.DelegationToken) error {
+	if err := checkName("delegation token", token.TokenID); err != nil {
+		return err
+	}
+	for _, p := range append([]string{token.Owner, token.TokenRequester}, token.Renewers...) {
+		if !isPrincipal(p) {
+			return invalidf("delegation token %q: principal %q, want Type:name", token.TokenID, p)
+		}
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package dualwrite
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -65,12 +67,14 @@ func (c *Client) DeleteTopic(ctx context.Context, s migrationzk.State, name stri
 
 // CreatePartitions creates the given partitions of an existing topic, each
 // with its state; partitions that exist get the given state if it differs.
+// A topic ZooKeeper lacks fails the call, and nothing is written.
 func (c *Client) CreatePartitions(ctx context.Context, s migrationzk.State, topic string, parts map[int32]Partition) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().CreatePartitions(topic, parts))
 }
 
 // UpdatePartitions writes the leader and ISR of partitions of a topic; a
-// partition ZooKeeper lacks is created with it.
+// partition ZooKeeper lacks is created with it, a topic it lacks fails the
+// call, and nothing is written.
 func (c *Client) UpdatePartitions(ctx context.Context, s migrationzk.State, topic string, states map[int32]PartitionState) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().UpdatePartitions(topic, states))
 }
@@ -90,10 +94,16 @@ func (c *Client) apply(ctx context.Context, s migrationzk.State, b *Batch) (migr
 // CreateTopic records CreateTopic's change.
 func (b *Batch) CreateTopic(t Topic) *Batch {
 	err := checkTopic(t)
+	t.Partitions = maps.Clone(t.Partitions) // recorded as it is now, as the topic znode is
+	want := topicZnode(t)
+	data := want.Encode()
 	return b.add(func(v *view, s migrationzk.State) bool {
-		ok := v.putTopic(t)
+		ok := v.putTopic(t.Name, want, data)
 		ok = v.ensure(znode.TopicConfigEntity(t.Name).Path(), emptyConfig) && ok
 		ok = v.ensure(znode.TopicPartitionsPath(t.Name), nil) && ok
+		if !v.listPartitions(t.Name) {
+			return false
+		}
 		for _, id := range sortedIDs(t.Partitions) {
 			ok = v.putPartition(t.Name, id, t.Partitions[id].State, s) && ok
 		}
@@ -103,7 +113,9 @@ func (b *Batch) CreateTopic(t Topic) *Batch {
 
 // UpdateTopic records UpdateTopic's change.
 func (b *Batch) UpdateTopic(t Topic) *Batch {
-	return b.add(func(v *view, _ migrationzk.State) bool { return v.putTopic(t) }, checkTopic(t))
+	want := topicZnode(t)
+	data := want.Encode()
+	return b.add(func(v *view, _ migrationzk.State) bool { return v.putTopic(t.Name, want, data) }, checkTopic(t))
 }
 
 // DeleteTopic records DeleteTopic's change.
@@ -123,10 +135,13 @@ func (b *Batch) DeleteTopic(name string) *Batch {
 func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch {
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkIDs(topic, sortedIDs(parts))
+		err = checkPartitions(topic, parts, Partition.state)
 	}
 	return b.add(func(v *view, s migrationzk.State) bool {
-		ok := v.ensure(znode.TopicPartitionsPath(topic), nil)
+		ok := v.requireTopic(topic) && v.ensure(znode.TopicPartitionsPath(topic), nil)
+		if !v.listPartitions(topic) {
+			return false
+		}
 		for _, id := range sortedIDs(parts) {
 			ok = v.putPartition(topic, id, parts[id].State, s) && ok
 		}
@@ -138,7 +153,7 @@ func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch
 func (b *Batch) UpdatePartitions(topic string, states map[int32]PartitionState) *Batch {
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkIDs(topic, sortedIDs(states))
+		err = checkPartitions(topic, states, func(st PartitionState) PartitionState { return st })
 	}
 	return b.add(func(v *view, s migrationzk.State) bool {
 		ok := true
@@ -167,10 +182,10 @@ func (b *Batch) DeletePartitions(topic string, ids []int32) *Batch {
 // emptyConfig is the content of a config znode without configs.
 var emptyConfig = znode.Config{}.Encode()
 
-// putTopic plans the topic znode of t.
-func (v *view) putTopic(t Topic) bool {
-	want := topicZnode(t)
-	_, known := v.put(znode.TopicPath(t.Name), want.Encode(), func(cur []byte) (bool, error) {
+// putTopic plans the topic znode of topic to hold want, encoded as data
+// (once, when the change is recorded, not in each round of planning).
+func (v *view) putTopic(topic string, want znode.Topic, data []byte) bool {
+	_, known := v.put(znode.TopicPath(topic), data, func(cur []byte) (bool, error) {
 		got, err := znode.DecodeTopic(cur)
 		return err == nil && got.Equal(want), err
 	})
@@ -187,16 +202,45 @@ func topicZnode(t Topic) znode.Topic {
 }
 
 // putPartition plans partition id of topic, with its parent partitions
-// znode, holding st stamped with s's KRaft controller epoch.
+// znode, holding st stamped with s's KRaft controller epoch. The topic
+// znode must exist. The state is looked at first: when it exists, so does
+// the partition znode, which then needs no read.
 func (v *view) putPartition(topic string, id int32, st PartitionState, s migrationzk.State) bool {
-	ok := v.ensure(znode.PartitionPath(topic, id), nil)
+	if !v.requireTopic(topic) {
+		return false
+	}
+	statePath := znode.PartitionStatePath(topic, id)
+	cur, known := v.current(statePath)
+	if !known || (!cur.Exists && !v.ensure(znode.PartitionPath(topic, id), nil)) {
+		return false
+	}
 	want := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: st.Leader, LeaderEpoch: st.LeaderEpoch,
 		ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState}
-	_, known := v.put(znode.PartitionStatePath(topic, id), want.Encode(), func(cur []byte) (bool, error) {
+	_, known = v.put(statePath, want.Encode(), func(cur []byte) (bool, error) {
 		got, err := znode.DecodePartitionState(cur)
 		return err == nil && got.Equal(want), err
 	})
-	return ok && known
+	return known
+}
+
+// listPartitions reports whether the partitions of topic were listed, and
+// asks for the listing if not. Planning new partitions after it spares
+// them a read each: the listing proves missing those it lacks.
+func (v *view) listPartitions(topic string) bool {
+	_, listed := v.childrenOf(znode.TopicPartitionsPath(topic))
+	return listed
+}
+
+// requireTopic fails the batch when the topic znode of topic does not
+// exist once the ops planned before apply: its partitions would otherwise
+// be created under a topic znode of null data, which no broker can read.
+// It reports whether that is known.
+func (v *view) requireTopic(topic string) bool {
+	exists, known := v.exists(znode.TopicPath(topic))
+	if known && !exists && v.lacking == nil {
+		v.lacking = fmt.Errorf("dualwrite: %s does not exist: the partitions of topic %q are written with their topic (CreateTopic) or after it", znode.TopicPath(topic), topic)
+	}
+	return known
 }
 
 // ensure plans a create of p holding data, with its missing parents,
@@ -235,7 +279,26 @@ func checkTopic(t Topic) error {
 	if len(t.Partitions) == 0 {
 		return invalidf("topic %q has no partitions", t.Name)
 	}
-	return checkIDs(t.Name, sortedIDs(t.Partitions))
+	return checkPartitions(t.Name, t.Partitions, Partition.state)
+}
+
+// state returns p's leader state.
+func (p Partition) state() PartitionState { return p.State }
+
+// checkPartitions checks the partition ids of a change and the leader
+// state of each, as state gives it: a leader recovery state Kafka knows
+// (0, recovered, or 1, recovering), which is all a broker reads.
+func checkPartitions[V any](topic string, parts map[int32]V, state func(V) PartitionState) error {
+	ids := sortedIDs(parts)
+	if err := checkIDs(topic, ids); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if rs := state(parts[id]).LeaderRecoveryState; rs != 0 && rs != 1 {
+			return invalidf("topic %q partition %d: leader recovery state %d, want 0 (recovered) or 1 (recovering)", topic, id, rs)
+		}
+	}
+	return nil
 }
 
 // checkName checks a name that becomes one znode name.

@@ -3,7 +3,7 @@ package dualwrite
 import (
 	"errors"
 	"fmt"
-	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,6 +28,11 @@ type view struct {
 	// overwrite holds the paths whose undecodable data may be written
 	// over.
 	overwrite map[string]bool
+	// lacking reports the first znode a change needs that is missing
+	// once the ops planned before it apply. It counts only once planning
+	// is complete: until then an earlier change may not have planned the
+	// create of that znode yet.
+	lacking error
 }
 
 func newView() *view {
@@ -37,7 +42,7 @@ func newView() *view {
 
 // reset forgets the ops planned, keeping what was read.
 func (v *view) reset() {
-	v.ops, v.err = nil, nil
+	v.ops, v.err, v.lacking = nil, nil, nil
 	clear(v.planned)
 	clear(v.wantData)
 	clear(v.wantChildren)
@@ -46,14 +51,39 @@ func (v *view) reset() {
 // complete reports whether planning read everything it needed.
 func (v *view) complete() bool { return len(v.wantData) == 0 && len(v.wantChildren) == 0 }
 
-// znode returns what p holds as far as the batch knows, and whether it
-// was read; an unread znode is asked for.
+// znode returns what p holds as far as the batch knows, and whether that
+// is known: read, or proven missing by what was read (provenMissing); an
+// unknown znode is asked for.
 func (v *view) znode(p string) (migrationzk.Znode, bool) {
-	z, ok := v.znodes[p]
-	if !ok {
-		v.wantData[p] = true
+	if z, ok := v.znodes[p]; ok {
+		return z, true
 	}
-	return z, ok
+	if v.provenMissing(p) {
+		return migrationzk.Znode{Path: p, Version: -1}, true
+	}
+	v.wantData[p] = true
+	return migrationzk.Znode{}, false
+}
+
+// provenMissing reports whether what was read proves p missing. The
+// nearest ancestor listed or read decides: p is missing when the listing
+// of its children lacks the child on p's way, or when it was read as
+// missing. A listing is read after a sync as a znode is, so the proof is
+// as good as a read of p (and should p appear before the write, the
+// transaction's create of it is refused and the batch reads again). It
+// spares a change that creates many znodes under one parent, such as a
+// topic's partitions, a read of each.
+func (v *view) provenMissing(p string) bool {
+	for child, dir := p, parent(p); child != "/"; child, dir = dir, parent(dir) {
+		if names, listed := v.children[dir]; listed {
+			_, found := slices.BinarySearch(names, child[strings.LastIndexByte(child, '/')+1:])
+			return !found
+		}
+		if z, read := v.znodes[dir]; read {
+			return !z.Exists
+		}
+	}
+	return false
 }
 
 // current returns what p holds once the ops planned so far apply, and
@@ -85,7 +115,7 @@ func (v *view) childrenOf(p string) ([]string, bool) {
 // ancestors of p, from the top.
 func (v *view) ensureParents(p string) bool {
 	var missing []string
-	for dir := path.Dir(p); dir != "/"; dir = path.Dir(dir) {
+	for dir := parent(p); dir != "/"; dir = parent(dir) {
 		exists, known := v.exists(dir)
 		if !known {
 			return false
@@ -101,6 +131,15 @@ func (v *view) ensureParents(p string) bool {
 	return true
 }
 
+// parent returns the parent of p, a clean absolute path, as path.Dir does
+// but without allocating: planning walks up paths for every znode.
+func parent(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
+	}
+	return "/"
+}
+
 // put plans for p to hold data: a create of p (and its missing parents)
 // when it is absent, a SetData at the version read when compare finds it
 // holding something else, nothing when compare finds it equal. Data
@@ -110,6 +149,11 @@ func (v *view) ensureParents(p string) bool {
 func (v *view) put(p string, data []byte, compare func(current []byte) (bool, error)) (changed, known bool) {
 	z, ok := v.current(p)
 	if !ok {
+		// Should p be missing, its parent is needed too: ask for both in
+		// one round.
+		if dir := parent(p); dir != "/" {
+			v.current(dir)
+		}
 		return false, false
 	}
 	if !z.Exists {

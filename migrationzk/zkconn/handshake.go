@@ -1,6 +1,7 @@
 package zkconn
 
 import (
+	"encoding/binary"
 	"net"
 	"sync"
 	"time"
@@ -32,7 +33,7 @@ func HandshakeTimeoutDialer(d zk.Dialer, timeout time.Duration) zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		hc := &handshakeConn{Conn: c, deadline: time.Now().Add(timeout), remaining: -1}
+		hc := &handshakeConn{Conn: c, deadline: time.Now().Add(timeout), reply: newFirstFrame()}
 		if err := c.SetReadDeadline(hc.deadline); err != nil {
 			c.Close()
 			return nil, err
@@ -47,29 +48,15 @@ type handshakeConn struct {
 	net.Conn
 	deadline time.Time
 
-	mu     sync.Mutex
-	header []byte // the reply's length prefix, as far as read
-	// remaining is how many bytes of the reply are still to read, -1 until
-	// the length prefix is known; 0 once the reply is read.
-	remaining int
+	mu    sync.Mutex
+	reply firstFrame
 }
 
 func (c *handshakeConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	for b := p[:n]; len(b) > 0 && c.remaining != 0; {
-		if c.remaining < 0 {
-			k := min(4-len(c.header), len(b))
-			c.header, b = append(c.header, b[:k]...), b[k:]
-			if len(c.header) == 4 {
-				c.remaining = int(uint32(c.header[0])<<24 | uint32(c.header[1])<<16 | uint32(c.header[2])<<8 | uint32(c.header[3]))
-			}
-			continue
-		}
-		k := min(c.remaining, len(b))
-		c.remaining, b = c.remaining-k, b[k:]
-	}
+	c.reply.consume(p[:n])
+	c.mu.Unlock()
 	return n, err
 }
 
@@ -89,8 +76,38 @@ func (c *handshakeConn) SetDeadline(t time.Time) error {
 func (c *handshakeConn) cap(t time.Time) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.remaining != 0 && (t.IsZero() || t.After(c.deadline)) {
+	if !c.reply.done() && (t.IsZero() || t.After(c.deadline)) {
 		return c.deadline
 	}
 	return t
+}
+
+// firstFrame follows the first frame the server sends, the handshake reply,
+// through the bytes read from a connection.
+type firstFrame struct {
+	header []byte // the length prefix, as far as read
+	// remaining is how many bytes of the frame are still to read, -1 until
+	// the length prefix is known; 0 once the frame is read.
+	remaining int
+}
+
+func newFirstFrame() firstFrame { return firstFrame{remaining: -1} }
+
+// done reports whether the whole frame has been read.
+func (f *firstFrame) done() bool { return f.remaining == 0 }
+
+// consume accounts for b, the next bytes read.
+func (f *firstFrame) consume(b []byte) {
+	for len(b) > 0 && f.remaining != 0 {
+		if f.remaining < 0 {
+			k := min(4-len(f.header), len(b))
+			f.header, b = append(f.header, b[:k]...), b[k:]
+			if len(f.header) == 4 {
+				f.remaining = int(binary.BigEndian.Uint32(f.header))
+			}
+			continue
+		}
+		k := min(f.remaining, len(b))
+		f.remaining, b = f.remaining-k, b[k:]
+	}
 }

@@ -1,11 +1,23 @@
-// Package zkconn connects go-zookeeper clients that reconnect at once.
+// Package zkconn connects go-zookeeper clients that reconnect at once,
+// over TLS and authenticated when asked to, and that fail fast when they
+// cannot connect.
 //
 // go-zookeeper's default host provider makes a client wait about a second
 // before it tries the first server of its list again, so a client of a
 // single server pays that second after every dropped connection, and so does
 // every write whose acknowledgement was lost. HostProvider retries at once
-// and backs off only after attempts have failed. Connect returns a client
-// only once it holds a session.
+// and backs off only after attempts have failed. Connect and Open return a
+// client only once it holds a session.
+//
+// go-zookeeper reports no connection failure: it retries about once a
+// second until Close, so a wrong address, a refused connection or a
+// certificate the server rejects cost the caller its whole timeout and
+// leave it with "context deadline exceeded". Open watches each attempt and
+// gives up with the cause after a few that retrying cannot cure, such as a
+// *HandshakeError that says which certificate was refused and why.
+// TLSDialer makes TLS connections with the handshake bounded; WithDigest
+// and WithAuth add credentials before any other request, which a server
+// that enforces authentication requires.
 package zkconn
 
 import (
@@ -13,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"sync"
 	"time"
 
@@ -47,6 +58,7 @@ type HostProvider struct {
 	failedSince time.Time // first failed attempt of the current streak
 	pause       time.Duration
 	sleep       func(time.Duration)
+	abandoned   bool // Open gave up: report every server tried at once
 }
 
 var _ zk.HostProvider = (*HostProvider)(nil)
@@ -78,6 +90,10 @@ func (hp *HostProvider) Len() int {
 // a call not preceded by Connected means the previous attempt failed.
 func (hp *HostProvider) Next() (server string, retryStart bool) {
 	hp.mu.Lock()
+	if hp.abandoned {
+		defer hp.mu.Unlock()
+		return hp.servers[0], true
+	}
 	hp.failed++
 	var pause time.Duration
 	if hp.failed > 0 {
@@ -102,6 +118,14 @@ func (hp *HostProvider) Next() (server string, retryStart bool) {
 		sleep(pause)
 	}
 	return server, retryStart
+}
+
+// abandon makes every later Next report that all servers were tried, so
+// that go-zookeeper notices a Close without dialling again.
+func (hp *HostProvider) abandon() {
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	hp.abandoned = true
 }
 
 func (hp *HostProvider) nextPause() time.Duration {
@@ -143,29 +167,21 @@ func (hp *HostProvider) Connected() {
 	hp.next = (hp.next - 1 + len(hp.servers)) % len(hp.servers)
 }
 
-// Connect dials the servers and waits until the client holds a session or
-// ctx ends. Unless opts say otherwise the client uses a HostProvider, logs
-// nothing, and gives up on a connection whose handshake goes unanswered
-// for DefaultHandshakeTimeout; later options override earlier ones, so
-// callers may pass zk.WithHostProvider, zk.WithLogger, zk.WithDialer (wrap
-// it with HandshakeTimeoutDialer to keep the bound) and the like.
+// Connect dials the servers and waits until the client holds a session;
+// it is Open(ctx, servers, sessionTimeout, WithZKOptions(opts...)), and
+// fails as Open does: at once for a refused connection or an unknown host,
+// else when ctx ends. Unless opts say otherwise the client uses a
+// HostProvider, logs nothing, and gives up on a connection whose
+// handshake goes unanswered for DefaultHandshakeTimeout; later options
+// override earlier ones, so callers may pass zk.WithHostProvider,
+// zk.WithLogger and the like. A zk.WithDialer replaces the dialer whose
+// failures Connect watches (and the handshake bound: wrap it with
+// HandshakeTimeoutDialer to keep it); to keep both, call Open with
+// WithDialer.
 //
 // opts are go-zookeeper connection options, such as zk.WithDialer(d).
 func Connect(ctx context.Context, servers []string, sessionTimeout time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
-	base := []func(*zk.Conn){
-		zk.WithHostProvider(&HostProvider{}),
-		zk.WithLogger(discardLogger{}),
-		zk.WithDialer(HandshakeTimeoutDialer(net.DialTimeout, DefaultHandshakeTimeout)),
-	}
-	conn, _, err := zk.Connect(servers, sessionTimeout, connOptions(zk.WithLogInfo(false), append(base, opts...))...)
-	if err != nil {
-		return nil, err
-	}
-	if err := WaitForSession(ctx, conn); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("zkconn: connect to %v: %w", servers, err)
-	}
-	return conn, nil
+	return Open(ctx, servers, sessionTimeout, WithZKOptions(opts...))
 }
 
 // connOptions converts plain functions to go-zookeeper's unexported option
@@ -186,9 +202,16 @@ type StateReporter interface {
 
 // WaitForSession polls conn until it holds a session or ctx ends.
 func WaitForSession(ctx context.Context, conn StateReporter) error {
+	return waitForSession(ctx, conn, nil)
+}
+
+// waitForSession polls conn until it holds a session, ctx ends, or giveUp
+// is closed (errGaveUp).
+func waitForSession(ctx context.Context, conn StateReporter, giveUp <-chan struct{}) error {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = time.Millisecond
 	b.MaxInterval = 50 * time.Millisecond
+	b.Reset()
 	b.MaxElapsedTime = 0
 	var t *time.Timer
 	for {
@@ -205,6 +228,8 @@ func WaitForSession(ctx context.Context, conn StateReporter) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-giveUp:
+			return errGaveUp
 		case <-t.C:
 		}
 	}

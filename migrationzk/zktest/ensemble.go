@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/internal/zkserver"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 )
 
 // Ensemble is a three-member (or larger) ZooKeeper ensemble on loopback.
@@ -19,7 +20,11 @@ type Ensemble struct {
 	Members []*Member
 	// Servers are the client addresses of every member.
 	Servers []string
-	dir     string // holds the members' data; removed by Close
+	// Security is how clients reach and authenticate to an ensemble
+	// started with security options, such as WithTLS; Connect uses it.
+	// The members share one CA and one server certificate.
+	Security
+	dir string // holds the members' data; removed by Close
 }
 
 // Member is one server of an Ensemble.
@@ -47,15 +52,23 @@ func NewEnsemble(n int, opts ...Option) (*Ensemble, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zktest: %w", err)
 	}
+	o := collect(opts)
 	e := &Ensemble{dir: dir}
-	if err := e.start(inst, n, collect(opts)); err != nil {
+	sec, serverTLS, settings, err := newSecurity(filepath.Join(dir, "tls"), o)
+	if err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
+	e.Security = *sec
+	base := zkserver.Config{TickTime: o.tickTime, ForceSync: o.forceSync, TLS: serverTLS, Settings: settings}
+	if err := e.start(inst, n, base); err != nil {
 		return nil, errors.Join(err, e.Close())
 	}
 	return e, nil
 }
 
-// start starts n members and waits until they serve clients.
-func (e *Ensemble) start(inst zkserver.Install, n int, o options) error {
+// start starts n members configured as base and waits until they serve
+// clients.
+func (e *Ensemble) start(inst zkserver.Install, n int, base zkserver.Config) error {
 	ports, err := zkserver.FreePorts(3 * n)
 	if err != nil {
 		return fmt.Errorf("zktest: %w", err)
@@ -65,13 +78,9 @@ func (e *Ensemble) start(inst zkserver.Install, n int, o options) error {
 		peers[i] = zkserver.Member{ID: i + 1, ClientPort: ports[3*i], QuorumPort: ports[3*i+1], ElectionPort: ports[3*i+2]}
 	}
 	for _, m := range peers {
-		p, err := zkserver.Start(inst, zkserver.Config{
-			Dir:       filepath.Join(e.dir, fmt.Sprintf("member-%d", m.ID)),
-			Self:      m,
-			Peers:     peers,
-			TickTime:  o.tickTime,
-			ForceSync: o.forceSync,
-		})
+		cfg := base
+		cfg.Dir, cfg.Self, cfg.Peers = filepath.Join(e.dir, fmt.Sprintf("member-%d", m.ID)), m, peers
+		p, err := zkserver.Start(inst, cfg)
 		if err != nil {
 			return fmt.Errorf("zktest: ensemble member %d: %w", m.ID, err)
 		}
@@ -115,10 +124,24 @@ func (e *Ensemble) Close() error {
 	return errors.Join(errs...)
 }
 
-// Connect returns a client of the ensemble that holds a session; see Connect.
+// Connect returns a client of the ensemble that holds a session, closed
+// when the test ends, over TLS on an ensemble started WithTLS; see
+// Server.Connect.
 func (e *Ensemble) Connect(t testing.TB, opts ...func(*zk.Conn)) *zk.Conn {
 	t.Helper()
-	return Connect(t, e.Servers, opts...)
+	return e.ConnectWith(t, zkconn.WithZKOptions(opts...))
+}
+
+// ConnectWith returns a client of the ensemble made by zkconn.Open with
+// opts after zkconn.WithDialer(e.Dialer()); see Server.ConnectWith.
+func (e *Ensemble) ConnectWith(t testing.TB, opts ...zkconn.Option) *zk.Conn {
+	t.Helper()
+	conn, err := e.open(e.Servers, opts)
+	if err != nil {
+		t.Fatalf("zktest: %v", err)
+	}
+	t.Cleanup(conn.Close)
+	return conn
 }
 
 // Member returns the member serving addr, or nil.
@@ -134,7 +157,7 @@ func (e *Ensemble) Member(addr string) *Member {
 // Leader returns the member that currently leads, or nil.
 func (e *Ensemble) Leader() *Member {
 	for _, m := range e.Members {
-		if mode, err := zkserver.Mode(m.Addr); err == nil && mode == "leader" {
+		if mode, err := m.proc.Mode(); err == nil && mode == "leader" {
 			return m
 		}
 	}

@@ -38,6 +38,7 @@ const (
 	OpCheck    Op = Op(wire.OpCheck)
 	OpMulti    Op = Op(wire.OpMulti)
 	OpClose    Op = Op(wire.OpClose)
+	OpSetAuth  Op = Op(wire.OpSetAuth)
 )
 
 // String returns the opcode's name, such as "setData".
@@ -233,6 +234,10 @@ func (a *Armed) Disarm() bool {
 type FaultDialer struct {
 	// Dialer makes the real connections; nil means net.DialTimeout with
 	// zkconn's bound on the handshake (see zkconn.DefaultHandshakeTimeout).
+	// For a TLS server make it a TLS dialer (zkconn.TLSDialer, or the
+	// server's Security.Dialer): the FaultDialer then works on the clear
+	// side of TLS and sees ZooKeeper's frames, and a cut closes the TLS
+	// connection.
 	Dialer zk.Dialer
 
 	mu       sync.Mutex

@@ -13,6 +13,14 @@
 // acknowledgement) or before it was sent; a fault that never fires fails
 // the test. ExpireSession ends a client's session from outside.
 //
+// Security options start servers that serve TLS only (WithTLS), with
+// certificates made for each server and none checked in, that know client
+// certificates as x509 identities, have digest super users, or enforce
+// authentication. The Server's or Ensemble's Security gives the client
+// TLS configuration, certificates for chosen subjects (expired ones too)
+// and credentials; Connect uses it. A FaultDialer over TLS wraps the TLS
+// dialer (Security.Dialer), so that it still sees ZooKeeper's frames.
+//
 // When no server can be had the test is skipped with a message saying how
 // to get one, unless ZKWRITER_REQUIRE_ZK=1, which makes it fail instead.
 //
@@ -78,17 +86,33 @@ type Server struct {
 	// created with the Server and removed by Close.
 	Root string
 
+	// Security is how clients reach and authenticate to a server started
+	// with security options, such as WithTLS; Connect uses it.
+	Security
+
 	proc *zkserver.Process // nil for a shared ensemble
 	dir  string            // holds the data of proc; removed by Close
 }
 
 // Option configures a server that Start, StartEnsemble, NewServer or
-// NewEnsemble starts. Options have no effect on a shared ensemble.
+// NewEnsemble starts. WithForceSync and WithTickTime have no effect on a
+// shared ensemble (ZK_SERVERS); the security options and WithSetting make
+// Start and NewServer start a server of their own instead.
 type Option func(*options)
 
 type options struct {
 	forceSync bool
 	tickTime  time.Duration
+
+	tls               bool
+	clientAuth        ClientAuth
+	serverHosts       []string
+	expiredServerCert bool
+	x509SuperUser     string
+	superUser         string
+	superPassword     string
+	enforce           []string // nil: authentication not enforced
+	settings          map[string]string
 }
 
 func collect(opts []Option) options {
@@ -117,10 +141,11 @@ func WithTickTime(d time.Duration) Option { return func(o *options) { o.tickTime
 // and removes the directory. When neither can be had, the error says how
 // to get a server.
 func NewServer(opts ...Option) (*Server, error) {
-	if env := os.Getenv(EnvServers); env != "" {
+	o := collect(opts)
+	if env := os.Getenv(EnvServers); env != "" && !o.secured() {
 		return newShared(strings.Split(env, ","), "server")
 	}
-	return newStandalone(collect(opts))
+	return newStandalone(o)
 }
 
 // Start returns a ZooKeeper server for t, closed when the test ends: with
@@ -131,10 +156,11 @@ func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	var s *Server
 	var err error
-	if env := os.Getenv(EnvServers); env != "" {
+	o := collect(opts)
+	if env := os.Getenv(EnvServers); env != "" && !o.secured() {
 		s, err = newShared(strings.Split(env, ","), t.Name())
 	} else {
-		s, err = newStandalone(collect(opts))
+		s, err = newStandalone(o)
 	}
 	if err != nil {
 		skipOrFail(t, err)
@@ -169,11 +195,17 @@ func newStandalone(o options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zktest: %w", err)
 	}
+	sec, serverTLS, settings, err := newSecurity(filepath.Join(dir, "tls"), o)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	serverDir := filepath.Join(dir, "server")
+	cfg := zkserver.Config{Dir: serverDir, TickTime: o.tickTime, ForceSync: o.forceSync, TLS: serverTLS, Settings: settings}
 	for attempt := 1; attempt <= startAttempts; attempt++ {
 		var p *zkserver.Process
-		if p, err = startStandalone(inst, serverDir, o); err == nil {
-			return &Server{Servers: []string{p.Addr()}, proc: p, dir: dir}, nil
+		if p, err = startStandalone(inst, cfg); err == nil {
+			return &Server{Servers: []string{p.Addr()}, Security: *sec, proc: p, dir: dir}, nil
 		}
 		// Most likely another process took the port in between; try
 		// another, on a clean directory.
@@ -186,19 +218,15 @@ func newStandalone(o options) (*Server, error) {
 	return nil, fmt.Errorf("zktest: %w", err)
 }
 
-// startStandalone starts a server with its files in dir and waits until
-// it serves clients.
-func startStandalone(inst zkserver.Install, dir string, o options) (*zkserver.Process, error) {
+// startStandalone starts a server configured as cfg on a free port and
+// waits until it serves clients.
+func startStandalone(inst zkserver.Install, cfg zkserver.Config) (*zkserver.Process, error) {
 	ports, err := zkserver.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
-	p, err := zkserver.Start(inst, zkserver.Config{
-		Dir:       dir,
-		Self:      zkserver.Member{ID: 1, ClientPort: ports[0]},
-		TickTime:  o.tickTime,
-		ForceSync: o.forceSync,
-	})
+	cfg.Self = zkserver.Member{ID: 1, ClientPort: ports[0]}
+	p, err := zkserver.Start(inst, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -263,10 +291,24 @@ func (s *Server) Addr() string { return s.Servers[0] }
 // Path returns p under the server's root.
 func (s *Server) Path(p string) string { return s.Root + p }
 
-// Connect returns a client of the server that holds a session; see Connect.
+// Connect returns a client of the server that holds a session, closed
+// when the test ends; see Connect. On a server started WithTLS it
+// connects over TLS with ClientTLS. opts are go-zookeeper options: a
+// zk.WithDialer among them, such as a FaultDialer's Option, replaces the
+// TLS dialer, so give the FaultDialer the server's Dialer. To
+// authenticate, use ConnectWith.
 func (s *Server) Connect(t testing.TB, opts ...func(*zk.Conn)) *zk.Conn {
 	t.Helper()
-	conn, err := connect(s.Servers, opts)
+	return s.ConnectWith(t, zkconn.WithZKOptions(opts...))
+}
+
+// ConnectWith returns a client of the server that holds a session, closed
+// when the test ends, made by zkconn.Open with opts after
+// zkconn.WithDialer(s.Dialer()), such as
+// zkconn.WithDigest(srv.SuperUser()) or zkconn.WithDialer(faults.Dial).
+func (s *Server) ConnectWith(t testing.TB, opts ...zkconn.Option) *zk.Conn {
+	t.Helper()
+	conn, err := s.open(s.Servers, opts)
 	if err != nil {
 		t.Fatalf("zktest: %v%s", err, s.diagnose())
 	}
@@ -274,12 +316,20 @@ func (s *Server) Connect(t testing.TB, opts ...func(*zk.Conn)) *zk.Conn {
 	return conn
 }
 
+// open connects to servers through the dialer of s, with opts.
+func (s *Security) open(servers []string, opts []zkconn.Option) (*zk.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	all := append([]zkconn.Option{zkconn.WithDialer(s.Dialer())}, opts...)
+	return zkconn.Open(ctx, servers, SessionTimeout, all...)
+}
+
 // diagnose describes the server's condition for a failure message.
 func (s *Server) diagnose() string {
 	if s.proc == nil {
 		return ""
 	}
-	r, err := zkserver.FourLetterWord(s.Addr(), "srvr", time.Second)
+	r, err := s.proc.FourLetterWord("srvr", time.Second)
 	return fmt.Sprintf("\nserver %s (pid %d): srvr=%q err=%v\noutput:\n%s", s.Addr(), s.proc.Pid(), r, err, s.proc.OutputTail(4096))
 }
 

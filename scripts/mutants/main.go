@@ -2,10 +2,11 @@
 // rule. It applies, one at a time, each one-line mutant of mutants.txt to
 // the landing rules and the code that acts on their verdicts, runs the
 // torture short form alone against it over a range of seeds until an
-// anomaly kills it, restores the file, and prints the kill table: which
+// anomaly kills it, and prints the kill table: which
 // check killed each mutant, with which seed, after how many operations. It
 // exits 1 when a mutant survives every seed, and 2 when the list no longer
-// matches the code.
+// matches the code. The source tree is never changed: each mutant is
+// compiled from an overlay, all of them before the first runs.
 //
 //	go run ./scripts/mutants [-list scripts/mutants/mutants.txt] [-seeds 1-3] [-only N]
 package main
@@ -14,10 +15,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -37,22 +36,14 @@ func main() {
 	if err := checkAll(mutants); err != nil {
 		fail(2, err)
 	}
-	restoreOnSignal()
-	if err := compileAll(mutants); err != nil {
+	dir, err := os.MkdirTemp("", "mutants")
+	if err != nil {
 		fail(2, err)
 	}
-	var kills []kill
-	for i, m := range mutants {
-		if *only != 0 && *only != i+1 {
-			continue
-		}
-		k, err := m.hunt(from, to)
-		if err != nil {
-			fail(2, fmt.Errorf("mutant %d (%s): %w", i+1, m.name, err))
-		}
-		k.n = i + 1
-		fmt.Println(k.line())
-		kills = append(kills, k)
+	kills, err := huntAll(dir, mutants, *only, from, to)
+	os.RemoveAll(dir)
+	if err != nil {
+		fail(2, err)
 	}
 	printTable(kills)
 	for _, k := range kills {
@@ -60,6 +51,33 @@ func main() {
 			os.Exit(1)
 		}
 	}
+}
+
+// huntAll builds every mutant into dir, then hunts each (or only mutant
+// number only) with the seeds from first to last, printing each result as
+// it is known.
+func huntAll(dir string, mutants []mutant, only int, first, last int64) ([]kill, error) {
+	binaries := make([]string, len(mutants))
+	for i, m := range mutants {
+		var err error
+		if binaries[i], err = m.build(dir, i+1); err != nil {
+			return nil, fmt.Errorf("mutant %d (%s) %w", i+1, m.name, err)
+		}
+	}
+	var kills []kill
+	for i, m := range mutants {
+		if only != 0 && only != i+1 {
+			continue
+		}
+		k, err := m.hunt(binaries[i], first, last)
+		if err != nil {
+			return nil, fmt.Errorf("mutant %d (%s): %w", i+1, m.name, err)
+		}
+		k.n = i + 1
+		fmt.Println(k.line())
+		kills = append(kills, k)
+	}
+	return kills, nil
 }
 
 // seedRange parses FIRST-LAST (or a single seed).
@@ -79,20 +97,7 @@ func seedRange(s string) (int64, int64, error) {
 	return a, b, nil
 }
 
-// restoreOnSignal puts back the file a mutant changed when the run is
-// interrupted.
-func restoreOnSignal() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ch
-		restoreCurrent()
-		os.Exit(130)
-	}()
-}
-
 func fail(code int, err error) {
-	restoreCurrent()
 	fmt.Fprintln(os.Stderr, "mutants:", err)
 	os.Exit(code)
 }

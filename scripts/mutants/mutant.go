@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -128,64 +127,45 @@ func checkAll(mutants []mutant) error {
 	return nil
 }
 
-// The file a mutant changed, and its content before, while the mutant is
-// applied.
-var (
-	currentMu   sync.Mutex
-	currentFile string
-	currentData []byte
-)
-
-// apply writes the mutant into its file.
-func (m mutant) apply() error {
+// build compiles the torture suite's test binary with m applied, into
+// dir, without touching the source tree: the mutated file is given to the
+// go command as an overlay. It returns the binary's path.
+func (m mutant) build(dir string, n int) (string, error) {
 	data, err := os.ReadFile(m.file)
 	if err != nil {
-		return err
+		return "", err
 	}
-	currentMu.Lock()
-	currentFile, currentData = m.file, data
-	currentMu.Unlock()
-	mutated := bytes.Replace(data, []byte(m.from+"\n"), []byte(m.to+"\n"), 1)
-	return os.WriteFile(m.file, mutated, 0o644)
+	source, err := filepath.Abs(m.file)
+	if err != nil {
+		return "", err
+	}
+	mutated := filepath.Join(dir, fmt.Sprintf("mutant%d.go", n))
+	if err := os.WriteFile(mutated, bytes.Replace(data, []byte(m.from+"\n"), []byte(m.to+"\n"), 1), 0o644); err != nil {
+		return "", err
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {source: mutated}})
+	if err != nil {
+		return "", err
+	}
+	overlayFile := filepath.Join(dir, fmt.Sprintf("mutant%d.json", n))
+	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+		return "", err
+	}
+	binary := filepath.Join(dir, fmt.Sprintf("mutant%d.test", n))
+	out, err := exec.Command("go", "test", "-c", "-overlay", overlayFile, "-o", binary, "./internal/torture").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("does not compile:\n%s", out)
+	}
+	return binary, nil
 }
 
-// restoreCurrent puts back the file of the mutant applied, if any.
-func restoreCurrent() {
-	currentMu.Lock()
-	defer currentMu.Unlock()
-	if currentFile != "" {
-		_ = os.WriteFile(currentFile, currentData, 0o644)
-		currentFile, currentData = "", nil
-	}
-}
-
-// compileAll checks that each mutant compiles, with the torture suite's
-// tests, before any is run.
-func compileAll(mutants []mutant) error {
-	for i, m := range mutants {
-		if err := m.apply(); err != nil {
-			return err
-		}
-		out, err := exec.Command("go", "test", "-c", "-o", os.DevNull, "./internal/torture").CombinedOutput()
-		restoreCurrent()
-		if err != nil {
-			return fmt.Errorf("mutant %d (%s) does not compile:\n%s", i+1, m.name, out)
-		}
-	}
-	return nil
-}
-
-// hunt applies m and runs the torture short form with each seed from
-// first to last until one kills it.
-func (m mutant) hunt(first, last int64) (kill, error) {
+// hunt runs the torture short form in binary with each seed from first to
+// last until one kills the mutant.
+func (m mutant) hunt(binary string, first, last int64) (kill, error) {
 	start := time.Now()
 	k := kill{name: m.name}
-	if err := m.apply(); err != nil {
-		return k, err
-	}
-	defer restoreCurrent()
 	for seed := first; seed <= last; seed++ {
-		report, err := torture(seed)
+		report, err := torture(binary, seed)
 		if err != nil {
 			return k, err
 		}
@@ -209,16 +189,17 @@ type report struct {
 	}
 }
 
-// torture runs the torture short form alone with seed, stopping at the
-// first anomaly, and returns its report.
-func torture(seed int64) (report, error) {
+// torture runs the torture short form of binary alone with seed, stopping
+// at the first anomaly, and returns its report.
+func torture(binary string, seed int64) (report, error) {
 	dir, err := os.MkdirTemp("", "mutants")
 	if err != nil {
 		return report{}, err
 	}
 	defer os.RemoveAll(dir)
 	file := filepath.Join(dir, "report.json")
-	cmd := exec.Command("go", "test", "-count=1", "-timeout", "20m", "-run", "^TestTorture$", "./internal/torture")
+	cmd := exec.Command(binary, "-test.count=1", "-test.timeout=20m", "-test.run=^TestTorture$")
+	cmd.Dir = "internal/torture"
 	cmd.Env = append(os.Environ(), "ZKWRITER_REQUIRE_ZK=1", "TORTURE_STOP_AT_FIRST=1",
 		fmt.Sprintf("TORTURE_SEED=%d", seed), "TORTURE_REPORT="+file)
 	out, runErr := cmd.CombinedOutput()

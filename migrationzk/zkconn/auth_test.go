@@ -1,0 +1,165 @@
+package zkconn_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+)
+
+func open(t *testing.T, servers []string, opts ...zkconn.Option) *zk.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := zkconn.Open(ctx, servers, 10*time.Second, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return conn
+}
+
+func waitNewSession(t *testing.T, conn *zk.Conn, old int64) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for conn.SessionID() == old || conn.State() != zk.StateHasSession {
+		if time.Now().After(deadline) {
+			t.Fatalf("client kept session %x (state %v)", old, conn.State())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Fault: none. With authentication enforced, WithDigest authenticates
+// before any other request, and the ACL names the digest user.
+func TestDigestWithAuthEnforced(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithAuthEnforced())
+	conn := open(t, srv.Servers, zkconn.WithDigest("alice", "secret"))
+	if _, err := conn.Create("/alice", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	acl, _, err := conn.GetACL("/alice")
+	if err != nil || len(acl) != 1 || acl[0].Scheme != "digest" || acl[0].ID != zktest.DigestID("alice", "secret") {
+		t.Fatalf("ACL %+v, %v; want digest:%s", acl, err, zktest.DigestID("alice", "secret"))
+	}
+
+	// Without credentials the session is granted, but every request fails
+	// (error -124) and the server closes the connection.
+	anonymous := open(t, srv.Servers)
+	_, _, err = anonymous.Get("/alice")
+	t.Logf("unauthenticated request: %v", err)
+	if err == nil {
+		t.Fatal("an unauthenticated request succeeded with authentication enforced")
+	}
+}
+
+// Fault: the server restarts, then the session expires. go-zookeeper sends
+// the credentials again on the new connection and on the new session,
+// before any other request, so the enforced server keeps serving the
+// client and the ACL keeps admitting it.
+func TestDigestSurvivesRestartAndExpiry(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithAuthEnforced(), zktest.WithTLS())
+	faults := zktest.NewFaultDialer(t)
+	faults.Dialer = srv.Dialer()
+	conn := open(t, srv.Servers, zkconn.WithDigest("alice", "secret"), zkconn.WithDialer(faults.Dial))
+	if _, err := conn.Create("/alice", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	waitSession(t, conn)
+	if _, err := conn.Set("/alice", []byte("after restart"), -1); err != nil {
+		t.Fatalf("write after a server restart: %v", err)
+	}
+
+	id, password := faults.Session()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.ExpireSession(ctx, srv.Addr(), id, password); err != nil {
+		t.Fatal(err)
+	}
+	waitNewSession(t, conn, id)
+	if _, err := conn.Set("/alice", []byte("after expiry"), -1); err != nil {
+		t.Fatalf("write on the session after expiry: %v", err)
+	}
+	if got := faults.Count(zktest.OpSetAuth); got < 3 {
+		t.Fatalf("credentials sent %d times, want one per connection (3 at least)", got)
+	}
+}
+
+func waitSession(t *testing.T, conn *zk.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := zkconn.WaitForSession(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Fault: a wrong digest password. ZooKeeper accepts any user:password, so
+// Open succeeds; the first write the ACL denies fails with zk.ErrNoAuth,
+// and nothing is written.
+func TestWrongDigestPassword(t *testing.T) {
+	srv := zktest.Start(t)
+	owner := open(t, srv.Servers, zkconn.WithDigest("alice", "secret"))
+	if _, err := owner.Create("/alice", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	wrong := open(t, srv.Servers, zkconn.WithDigest("alice", "not the password"))
+	_, err := wrong.Set("/alice", []byte("v1"), -1)
+	t.Logf("write with a wrong password: %v", err)
+	if !errors.Is(err, zk.ErrNoAuth) {
+		t.Fatalf("err = %v, want zk.ErrNoAuth", err)
+	}
+	data, st, err := owner.Get("/alice")
+	if err != nil || string(data) != "v0" || st.Version != 0 {
+		t.Fatalf("after the refused write: %q version %d, %v", data, st.Version, err)
+	}
+}
+
+// Fault: none. The digest super user writes what another user owns.
+func TestDigestSuperUser(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithDigestSuperUser("super", "s3cret"))
+	owner := open(t, srv.Servers, zkconn.WithDigest("alice", "secret"))
+	if _, err := owner.Create("/alice", nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	super := open(t, srv.Servers, zkconn.WithDigest(srv.SuperUser()))
+	if _, err := super.Set("/alice", []byte("by super"), -1); err != nil {
+		t.Fatalf("super user: %v", err)
+	}
+}
+
+// Fault: an authentication scheme the server does not know. Open fails at
+// once with an *AuthError wrapping zk.ErrAuthFailed.
+func TestUnknownAuthScheme(t *testing.T) {
+	srv := zktest.Start(t)
+	err := openFails(t, srv.Servers, zkconn.WithAuth("kerberos", []byte("alice")))
+	var ae *zkconn.AuthError
+	if !errors.As(err, &ae) || ae.Scheme != "kerberos" || !errors.Is(err, zk.ErrAuthFailed) {
+		t.Fatalf("err = %v, want an *AuthError for kerberos wrapping zk.ErrAuthFailed", err)
+	}
+	children, _, err := srv.Connect(t).Children("/")
+	if err != nil || len(children) != 1 {
+		t.Fatalf("the server holds %v (%v), want only /zookeeper", children, err)
+	}
+}
+
+// Fault: malformed digest credentials, refused before dialling.
+func TestMalformedDigest(t *testing.T) {
+	for _, auth := range []string{"alice", ":secret"} {
+		_, err := zkconn.Open(context.Background(), []string{"127.0.0.1:1"}, time.Second, zkconn.WithAuth("digest", []byte(auth)))
+		if err == nil {
+			t.Fatalf("digest %q accepted", auth)
+		}
+	}
+}

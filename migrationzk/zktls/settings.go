@@ -1,0 +1,146 @@
+package zktls
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The properties, as Kafka names them.
+const (
+	keyClientEnable     = "zookeeper.ssl.client.enable"
+	keyClientCnxnSocket = "zookeeper.clientCnxnSocket"
+	keyKeyStoreLocation = "zookeeper.ssl.keystore.location"
+	keyKeyStorePassword = "zookeeper.ssl.keystore.password"
+	keyKeyStoreType     = "zookeeper.ssl.keystore.type"
+	keyTrustLocation    = "zookeeper.ssl.truststore.location"
+	keyTrustPassword    = "zookeeper.ssl.truststore.password"
+	keyTrustType        = "zookeeper.ssl.truststore.type"
+	keyEndpointIdent    = "zookeeper.ssl.endpoint.identification.algorithm"
+	keyProtocol         = "zookeeper.ssl.protocol"
+	keyEnabledProtocols = "zookeeper.ssl.enabled.protocols"
+	keyCipherSuites     = "zookeeper.ssl.cipher.suites"
+	keyOCSP             = "zookeeper.ssl.ocsp.enable"
+	keyCRL              = "zookeeper.ssl.crl.enable"
+)
+
+// The values of zookeeper.clientCnxnSocket.
+const (
+	nettySocket = "org.apache.zookeeper.ClientCnxnSocketNetty"
+	nioSocket   = "org.apache.zookeeper.ClientCnxnSocketNIO"
+)
+
+func isKnownKey(k string) bool {
+	switch k {
+	case keyClientEnable, keyClientCnxnSocket,
+		keyKeyStoreLocation, keyKeyStorePassword, keyKeyStoreType,
+		keyTrustLocation, keyTrustPassword, keyTrustType,
+		keyEndpointIdent, keyProtocol, keyEnabledProtocols, keyCipherSuites,
+		keyOCSP, keyCRL:
+		return true
+	}
+	return false
+}
+
+// settings are the properties, checked.
+type settings struct {
+	enabled                bool
+	keystore, truststore   store
+	verifyHostname         bool
+	minVersion, maxVersion uint16
+	cipherSuites           []uint16
+}
+
+func parseSettings(props map[string]string) (*settings, error) {
+	s := &settings{
+		keystore:   newStore("keystore", keyKeyStoreLocation, keyKeyStorePassword, keyKeyStoreType, props),
+		truststore: newStore("truststore", keyTrustLocation, keyTrustPassword, keyTrustType, props),
+	}
+	var err error
+	if s.enabled, err = parseBool(props, keyClientEnable, false); err != nil {
+		return nil, err
+	}
+	if err := checkSocket(props[keyClientCnxnSocket], s.enabled); err != nil {
+		return nil, err
+	}
+	if err := checkRevocation(props); err != nil {
+		return nil, err
+	}
+	if s.verifyHostname, err = parseEndpointIdentification(props); err != nil {
+		return nil, err
+	}
+	if s.minVersion, s.maxVersion, err = parseVersions(props); err != nil {
+		return nil, err
+	}
+	if s.cipherSuites, s.minVersion, s.maxVersion, err = parseCipherSuites(props, s.minVersion, s.maxVersion); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parseBool reads a boolean as Kafka does: true or false, in any case.
+func parseBool(props map[string]string, key string, def bool) (bool, error) {
+	v, ok := props[key]
+	switch {
+	case !ok:
+		return def, nil
+	case strings.EqualFold(v, "true"):
+		return true, nil
+	case strings.EqualFold(v, "false"):
+		return false, nil
+	}
+	return false, &Error{Key: key, Err: fmt.Errorf("%w %q: want true or false", ErrInvalidValue, v)}
+}
+
+// checkSocket accepts Netty's client socket, and NIO's without TLS, which
+// it cannot carry.
+func checkSocket(v string, tlsEnabled bool) error {
+	switch {
+	case v == "" || v == nettySocket:
+		return nil
+	case v == nioSocket && !tlsEnabled:
+		return nil
+	case v == nioSocket:
+		return &Error{Key: keyClientCnxnSocket, Err: fmt.Errorf("%w %q: TLS needs %s", ErrInvalidValue, v, nettySocket)}
+	}
+	return &Error{Key: keyClientCnxnSocket, Err: fmt.Errorf("%w %q: want %s", ErrInvalidValue, v, nettySocket)}
+}
+
+// checkRevocation refuses OCSP and CRL checks, which the client cannot
+// make: ignoring them would accept revoked certificates.
+func checkRevocation(props map[string]string) error {
+	for _, key := range []string{keyOCSP, keyCRL} {
+		on, err := parseBool(props, key, false)
+		if err != nil {
+			return err
+		}
+		if on {
+			return &Error{Key: key, Err: fmt.Errorf("%w: certificate revocation checks (OCSP, CRL) are not available; set it to false", ErrUnsupported)}
+		}
+	}
+	return nil
+}
+
+// parseEndpointIdentification reports whether the server's host name is
+// verified: HTTPS (the default) or empty.
+func parseEndpointIdentification(props map[string]string) (bool, error) {
+	v, ok := props[keyEndpointIdent]
+	switch {
+	case !ok || strings.EqualFold(v, "HTTPS"):
+		return true, nil
+	case v == "":
+		return false, nil
+	}
+	return false, &Error{Key: keyEndpointIdent, Err: fmt.Errorf("%w: %q: want HTTPS, or empty to turn host name verification off", ErrUnsupported, v)}
+}
+
+// splitList splits a comma-separated list as Kafka does, dropping empty
+// items.
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
