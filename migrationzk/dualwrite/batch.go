@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // Rounds a batch may take: of reads while it plans (a topic's delete needs
@@ -33,6 +34,9 @@ type Batch struct {
 	// overwrite holds paths whose undecodable data the batch may write
 	// over.
 	overwrite map[string]bool
+	// keepHeld makes a batch that changes nothing write no checkpoint
+	// when /migration holds it already (Sync).
+	keepHeld bool
 }
 
 // Batch returns an empty Batch.
@@ -67,7 +71,7 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 			return s, nil, err
 		}
 		if len(ops) == 0 {
-			st, err := b.c.w.Update(ctx, s)
+			st, err := b.checkpoint(ctx, s)
 			return st, nil, err
 		}
 		st, res, err := b.c.w.ApplyAtomic(ctx, s, ops...)
@@ -79,6 +83,22 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 		s.MigrationZkVersion = st.MigrationZkVersion
 		v = b.newView()
 	}
+}
+
+// checkpoint writes s alone, unless keepHeld is set and /migration holds
+// s already.
+func (b *Batch) checkpoint(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+	if !b.keepHeld {
+		return b.c.w.Update(ctx, s)
+	}
+	zs, err := b.c.w.Read(ctx, znode.MigrationPath)
+	if err != nil {
+		return s, err
+	}
+	if m, err := znode.DecodeMigration(zs[0].Data); err == nil && zs[0].Version == s.MigrationZkVersion && m == checkpointOf(s) {
+		return s, nil
+	}
+	return b.c.w.Update(ctx, s)
 }
 
 // newView returns an empty view for b's planning.

@@ -132,6 +132,19 @@ func (d *differ) add(c Change, paths ...string) {
 	d.plan.Changes = append(d.plan.Changes, c)
 }
 
+// addTree appends a change unless one of the paths that do not decode is
+// at or under one of roots, the subtrees the change replaces or deletes.
+func (d *differ) addTree(c Change, roots ...string) {
+	for p := range d.bad {
+		for _, r := range roots {
+			if p == r || strings.HasPrefix(p, r+"/") {
+				return
+			}
+		}
+	}
+	d.plan.Changes = append(d.plan.Changes, c)
+}
+
 // sortedKeys returns the keys of m, ordered by less.
 func sortedKeys[K comparable, V any](m map[K]V, less func(a, b K) bool) []K {
 	keys := make([]K, 0, len(m))

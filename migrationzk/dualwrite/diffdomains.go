@@ -16,20 +16,31 @@ func (d *differ) topics(current, desired map[string]Topic) {
 		want.Name = name
 		have, exists := current[name]
 		if exists && !have.ID.IsZero() && !want.ID.IsZero() && have.ID != want.ID {
-			d.add(Change{Kind: ChangeDeleteTopic, Subject: name, add: func(b *Batch) { b.DeleteTopic(name) }}, znode.TopicPath(name))
+			d.addTree(d.deleteTopic(name), topicTrees(name)...)
 			exists = false
 		}
 		if !exists {
-			d.add(Change{Kind: ChangeCreateTopic, Subject: name, add: func(b *Batch) { b.CreateTopic(want) }}, znode.TopicPath(name))
+			d.addTree(Change{Kind: ChangeCreateTopic, Subject: name, add: func(b *Batch) { b.CreateTopic(want) }}, topicTrees(name)...)
 			continue
 		}
 		d.topicChanges(name, have, want)
 	}
 	for _, name := range sortedKeys(current, stringLess) {
 		if _, kept := desired[name]; !kept {
-			d.add(Change{Kind: ChangeDeleteTopic, Subject: name, add: func(b *Batch) { b.DeleteTopic(name) }}, znode.TopicPath(name))
+			d.addTree(d.deleteTopic(name), topicTrees(name)...)
 		}
 	}
+}
+
+// deleteTopic is the change that deletes a topic.
+func (d *differ) deleteTopic(name string) Change {
+	return Change{Kind: ChangeDeleteTopic, Subject: name, add: func(b *Batch) { b.DeleteTopic(name) }}
+}
+
+// topicTrees are the subtrees a topic's create or delete writes: the
+// topic's znodes and its config.
+func topicTrees(name string) []string {
+	return []string{znode.TopicPath(name), znode.TopicConfigEntity(name).Path()}
 }
 
 // topicChanges plans what differs between have and want, one topic.
@@ -65,18 +76,25 @@ func (d *differ) topicChanges(name string, have, want Topic) {
 	}
 }
 
-// sameAssignment compares two topics' ids and replica assignments.
-func sameAssignment(a, b Topic) bool {
-	if a.ID != b.ID || len(a.Partitions) != len(b.Partitions) {
+// sameAssignment compares the ids and replica assignments of the topic
+// ZooKeeper holds, have, and the one desired, want: the partitions of
+// have's topic znode, not those found only below it.
+func sameAssignment(have, want Topic) bool {
+	if have.ID != want.ID {
 		return false
 	}
-	for id, p := range a.Partitions {
-		q, ok := b.Partitions[id]
+	n := 0
+	for id, p := range have.Partitions {
+		if p.unassigned {
+			continue
+		}
+		n++
+		q, ok := want.Partitions[id]
 		if !ok || !sameInt32s(p.Replicas, q.Replicas) || !sameInt32s(p.AddingReplicas, q.AddingReplicas) || !sameInt32s(p.RemovingReplicas, q.RemovingReplicas) {
 			return false
 		}
 	}
-	return true
+	return n == len(want.Partitions)
 }
 
 // sameState compares two partition states.
@@ -98,14 +116,18 @@ func (d *differ) configs(current, desired map[ConfigResource]map[string]string) 
 	less := func(a, b ConfigResource) bool { return a.Type < b.Type || a.Type == b.Type && a.Name < b.Name }
 	for _, r := range sortedKeys(all, less) {
 		want, have := desired[r], current[r]
-		e, err := r.entity()
-		switch {
-		case err != nil || maps.Equal(want, have):
-		case len(want) == 0:
-			d.add(Change{Kind: ChangeDeleteConfigs, Subject: e.EntityPath(), add: func(b *Batch) { b.DeleteConfigs(r) }}, e.Path())
-		default:
-			d.add(Change{Kind: ChangeWriteConfigs, Subject: e.EntityPath(), add: func(b *Batch) { b.WriteConfigs(r, want) }}, e.Path())
+		if maps.Equal(want, have) {
+			continue
 		}
+		subject, path := fmt.Sprintf("%s %q", r.Type, r.Name), ""
+		if e, err := r.entity(); err == nil {
+			subject, path = e.EntityPath(), e.Path()
+		}
+		if len(want) == 0 {
+			d.add(Change{Kind: ChangeDeleteConfigs, Subject: subject, add: func(b *Batch) { b.DeleteConfigs(r) }}, path)
+			continue
+		}
+		d.add(Change{Kind: ChangeWriteConfigs, Subject: subject, add: func(b *Batch) { b.WriteConfigs(r, want) }}, path)
 	}
 }
 
@@ -128,11 +150,11 @@ func (d *differ) quotas(current, desired Image) {
 		if maps.Equal(want, current.ClientQuotas[e]) && sameScram(wantScram, scramOf(current, e)) {
 			continue
 		}
-		ze, err := e.configEntity()
-		if err != nil {
-			continue
+		subject, path := fmt.Sprintf("%+v", e), ""
+		if ze, err := e.configEntity(); err == nil {
+			subject, path = ze.EntityPath(), ze.Path()
 		}
-		d.add(Change{Kind: ChangeWriteClientQuotas, Subject: ze.EntityPath(), add: func(b *Batch) { b.WriteClientQuotas(e, want, wantScram) }}, ze.Path())
+		d.add(Change{Kind: ChangeWriteClientQuotas, Subject: subject, add: func(b *Batch) { b.WriteClientQuotas(e, want, wantScram) }}, path)
 	}
 }
 
@@ -149,28 +171,35 @@ func sameScram(a, b map[string]znode.ScramCredential) bool {
 	return maps.EqualFunc(a, b, znode.ScramCredential.Equal)
 }
 
-// acls plans the ACL sets: written where they differ or are new, deleted
-// where desired has none.
+// acls plans the ACL sets: written where they differ or are new,
+// deleted where desired has none (an empty set is none).
 func (d *differ) acls(current, desired map[ResourcePattern][]znode.ACLEntry) {
 	less := func(a, b ResourcePattern) bool { return fmt.Sprint(a) < fmt.Sprint(b) }
 	for _, p := range sortedKeys(desired, less) {
 		want := desired[p]
 		have, exists := current[p]
-		if exists && znode.ACLs(want).Equal(have) || !exists && len(want) == 0 {
+		if len(want) == 0 || exists && znode.ACLs(want).Equal(have) {
 			continue
 		}
-		path, _, _, err := p.path()
-		if err == nil {
-			d.add(Change{Kind: ChangeWriteACLs, Subject: fmt.Sprintf("%s %s %s", p.PatternType, p.Type, p.Name), add: func(b *Batch) { b.WriteACLs(p, want) }}, path)
-		}
+		d.add(Change{Kind: ChangeWriteACLs, Subject: patternSubject(p), add: func(b *Batch) { b.WriteACLs(p, want) }}, patternPath(p))
 	}
 	for _, p := range sortedKeys(current, less) {
-		if _, kept := desired[p]; !kept {
-			if path, _, _, err := p.path(); err == nil {
-				d.add(Change{Kind: ChangeDeleteACLs, Subject: fmt.Sprintf("%s %s %s", p.PatternType, p.Type, p.Name), add: func(b *Batch) { b.DeleteACLs(p) }}, path)
-			}
+		if len(desired[p]) == 0 {
+			d.add(Change{Kind: ChangeDeleteACLs, Subject: patternSubject(p), add: func(b *Batch) { b.DeleteACLs(p) }}, patternPath(p))
 		}
 	}
+}
+
+// patternSubject names a resource pattern in a Change.
+func patternSubject(p ResourcePattern) string {
+	return fmt.Sprintf("%s %s %s", p.PatternType, p.Type, p.Name)
+}
+
+// patternPath is the ACL znode of p, "" for an invalid pattern (whose
+// change then fails the batch).
+func patternPath(p ResourcePattern) string {
+	path, _, _, _ := p.path()
+	return path
 }
 
 // tokens plans the delegation tokens: written where they differ or are

@@ -97,6 +97,7 @@ func (r *imageReader) topicPage(ctx context.Context, page []string) error {
 	for i, name := range page {
 		topics[i] = r.topic(name, zs[i])
 		if topics[i] != nil {
+			addUnassigned(topics[i], ls[i].Names)
 			states = append(states, statePaths(name, ls[i].Names)...)
 		}
 	}
@@ -121,6 +122,19 @@ func (r *imageReader) topic(name string, z migrationzk.Znode) *Topic {
 	return t
 }
 
+// addUnassigned adds to t the partitions named in names that its
+// assignment lacks, with no replicas and no state, so that a diff deletes
+// them.
+func addUnassigned(t *Topic, names []string) {
+	for _, n := range names {
+		if id, ok := parseID(n); ok {
+			if _, assigned := t.Partitions[id]; !assigned {
+				t.Partitions[id] = Partition{noState: true, unassigned: true}
+			}
+		}
+	}
+}
+
 // statePaths returns the state paths of the partitions named in names.
 func statePaths(topic string, names []string) []string {
 	out := make([]string, 0, len(names))
@@ -133,8 +147,6 @@ func statePaths(topic string, names []string) []string {
 }
 
 // partitionStates reads the states at paths into their topics' partitions.
-// A partition listed in ZooKeeper but not in its topic's assignment is kept
-// with its state and no replicas, so that a diff deletes it.
 func (r *imageReader) partitionStates(ctx context.Context, topics []*Topic, paths []string) error {
 	zs, err := r.w.Read(ctx, paths...)
 	if err != nil {

@@ -35,17 +35,34 @@ func WithReadProgress(progress func(ReadProgress)) SyncOption {
 	return func(o *syncOptions) { o.progress = progress }
 }
 
-// Sync makes ZooKeeper hold desired, as Kafka's full sync does when a KRaft
-// controller takes over: it reads the tree (Read), plans what differs
-// (Diff), and applies the plan in one Batch, fenced transactions with the
-// checkpoint s written last. It writes nothing when nothing differs and
-// /migration holds s already, so a second Sync writes nothing; one stopped
-// by a fault or a crash is finished by the next from what ZooKeeper holds;
-// none writes under a tenure that ended. Znodes that do not decode are
-// left alone (listed in the plan as skipped) unless OverwriteUndecodable.
-// Where Kafka's full sync is right this keeps its semantics: a quota
-// entity ZooKeeper holds that desired lacks keeps its znode with an empty
-// config.
+// Sync makes ZooKeeper hold desired, as Kafka's full sync (handleSnapshot)
+// does when a KRaft controller takes over, and returns the State
+// ZooKeeper holds. It reads the tree (Read), plans what differs (Diff),
+// and applies the plan as one Batch: fenced by s's controller epoch,
+// atomic, the checkpoint s written by its last transaction only. A plan
+// larger than one transaction is split by the Writer's size limit; the
+// transactions before the last leave the checkpoint's content as it was,
+// so a Sync stopped partway (a fault, a crash, a cancelled ctx) shows no
+// checkpoint for it, and the next Sync, reading what ZooKeeper holds,
+// finishes the job. When nothing differs and /migration holds s already,
+// Sync writes nothing, so a second Sync right after the first writes
+// nothing. A fenced Sync (ErrFenced) stops at once, and its Writer writes
+// nothing more.
+//
+// Znodes whose data does not decode are left alone, neither rewritten nor
+// deleted with a topic above them, and listed in the report's
+// Plan.Skipped, unless OverwriteUndecodable. Where Kafka's full sync is
+// right Sync keeps its semantics: a quota entity ZooKeeper holds that
+// desired lacks keeps its znode with an empty config, and a config or ACL
+// set desired holds empty is deleted. Where it is wrong Sync does better:
+// partitions ZooKeeper lacks are created (Kafka sets their data: NoNode),
+// partitions are deleted state first (Kafka: NotEmpty), the producer-id
+// block is written only when it differs (Kafka rewrites it every sync),
+// and the plan lands in atomic transactions with the checkpoint last
+// (Kafka's independent requests each move the checkpoint).
+//
+// On error the State is what ZooKeeper is known to hold, as Batch.Apply
+// returns it; the report holds what was read and planned.
 func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, opts ...SyncOption) (migrationzk.State, SyncReport, error) {
 	var o syncOptions
 	for _, opt := range opts {
@@ -64,32 +81,16 @@ func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, o
 		return s, rep, err
 	}
 	b := c.Batch()
+	b.keepHeld = true
 	if o.overwrite {
 		b.overwrite = undecodablePaths(current)
 		current.Undecodable = nil
 	}
 	rep.Plan = Diff(current, desired)
 	rep.Plan.AddTo(b)
-	st, err := c.syncApply(ctx, s, b, rep.Plan)
+	st, _, err := b.Apply(ctx, s)
 	rep.ApplyTime = time.Since(start) - rep.ReadTime
 	return st, rep, err
-}
-
-// syncApply applies b, or, when the plan is empty, writes the checkpoint
-// s only if /migration does not hold it already.
-func (c *Client) syncApply(ctx context.Context, s migrationzk.State, b *Batch, plan Plan) (migrationzk.State, error) {
-	if !plan.Empty() {
-		st, _, err := b.Apply(ctx, s)
-		return st, err
-	}
-	zs, err := c.w.Read(ctx, znode.MigrationPath)
-	if err != nil {
-		return s, err
-	}
-	if m, err := znode.DecodeMigration(zs[0].Data); err == nil && zs[0].Version == s.MigrationZkVersion && m == checkpointOf(s) {
-		return s, nil
-	}
-	return c.w.Update(ctx, s)
 }
 
 // checkpointOf is the content of /migration that s stands for.

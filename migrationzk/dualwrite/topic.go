@@ -30,6 +30,9 @@ type Partition struct {
 	State                            PartitionState
 	// noState is set by Read on a partition ZooKeeper holds no state for.
 	noState bool
+	// unassigned is set by Read on a partition ZooKeeper holds below the
+	// topic but not in the topic znode's assignment.
+	unassigned bool
 }
 
 // PartitionState is a partition's leader and in-sync replicas. Its
