@@ -115,8 +115,12 @@ func configDiffCases() []diffCase {
 		}, want: []string{"write-configs brokers/<default>"}},
 		{name: "config removed", desired: func(img *dualwrite.Image) { delete(img.Configs, topicOrders) }, want: []string{"delete-configs topics/orders"}},
 		{name: "config emptied", desired: func(img *dualwrite.Image) { img.Configs[topicOrders] = map[string]string{} }, want: []string{"delete-configs topics/orders"}},
-		{name: "empty config is none", current: func(img *dualwrite.Image) { img.Configs[dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "payments"}] = map[string]string{} }},
-		{name: "quota changed", desired: func(img *dualwrite.Image) { img.ClientQuotas[clientQuota] = map[string]float64{"consumer_byte_rate": 4096} },
+		{name: "empty config is none", current: func(img *dualwrite.Image) {
+			img.Configs[dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "payments"}] = map[string]string{}
+		}},
+		{name: "quota changed", desired: func(img *dualwrite.Image) {
+			img.ClientQuotas[clientQuota] = map[string]float64{"consumer_byte_rate": 4096}
+		},
 			want: []string{"write-client-quotas clients/app"}},
 		{name: "quota entity new", desired: func(img *dualwrite.Image) { img.ClientQuotas[bobQuota] = map[string]float64{"request_percentage": 50} },
 			want: []string{"write-client-quotas users/bob"}},
