@@ -62,7 +62,9 @@ func (p Plan) Counts() map[ChangeKind]int {
 	return counts
 }
 
-// String lists the changes, one a line, then the counts by kind.
+// String lists the changes, one a line, then the znodes skipped, then
+// the counts by kind; a plan with neither changes nor skipped znodes is
+// "no changes".
 func (p Plan) String() string {
 	if p.Empty() && len(p.Skipped) == 0 {
 		return "no changes\n"
@@ -84,7 +86,11 @@ func (p Plan) String() string {
 	for i, k := range kinds {
 		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
 	}
-	fmt.Fprintf(&b, "%d changes (%s), %d znodes skipped\n", len(p.Changes), strings.Join(parts, ", "), len(p.Skipped))
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, "%d changes (%s), %d znodes skipped\n", len(p.Changes), strings.Join(parts, ", "), len(p.Skipped))
+	} else {
+		fmt.Fprintf(&b, "0 changes, %d znodes skipped\n", len(p.Skipped))
+	}
 	return b.String()
 }
 
