@@ -16,6 +16,9 @@ type SyncReport struct {
 	Partitions int
 	// ReadTime and ApplyTime split the time Sync took.
 	ReadTime, ApplyTime time.Duration
+	// Results are the results of the plan's ops, as Batch.Apply returns
+	// them; nil when the plan wrote nothing but the checkpoint.
+	Results []migrationzk.OpResult
 }
 
 // SyncOption configures a Sync.
@@ -88,7 +91,8 @@ func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, o
 	}
 	rep.Plan = Diff(current, desired)
 	rep.Plan.AddTo(b)
-	st, _, err := b.Apply(ctx, s)
+	st, res, err := b.Apply(ctx, s)
+	rep.Results = res
 	rep.ApplyTime = time.Since(start) - rep.ReadTime
 	return st, rep, err
 }
