@@ -12,6 +12,10 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
+// syncTally counts the Sync calls: made, ended in an error, and the
+// changes of those that succeeded.
+type syncTally struct{ calls, stopped, changes int }
+
 // syncEdit is one edit of the image a Sync makes ZooKeeper hold: a
 // vocabulary entity written or removed. Its Sync plans one change, of
 // subject, that writes notification (if it changes anything).
@@ -116,6 +120,12 @@ func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, e
 	}
 	desc := fmt.Sprintf("sync by %d offset %d (%d edits, %d changes)", g.id, s.KRaftMetadataOffset, len(edits), len(rep.Plan.Changes))
 	d.checkSyncPlan(rep.Plan, edits, desc)
+	d.syncs.calls++
+	if err != nil {
+		d.syncs.stopped++
+	} else {
+		d.syncs.changes += len(rep.Plan.Changes)
+	}
 	d.recordApplyCheckpoint(g, s, out, o, desc, call, ret)
 	d.recordResults(g, rep.Results, err, o, out, desc, call, ret)
 	d.tallyNotifications(notes, rep.Results, err)
