@@ -21,9 +21,15 @@ type ReadProgress struct {
 }
 
 // Read reads, after a sync, everything the migration mirrors as ZooKeeper
-// holds it, the topics a page at a time, several reads in flight. Znodes
-// whose data does not decode are listed in Image.Undecodable with their
-// paths, not an error. progress, if set, is called after each page.
+// holds it: the topics a page of 500 at a time (their znodes and
+// partition lists, then their partitions' states), with as many reads in
+// flight as Writer.Read allows, so that memory and concurrency stay
+// bounded however many topics there are. Znodes whose data does not
+// decode are listed in Image.Undecodable, sorted by path, not an error. A
+// partition ZooKeeper holds below a topic but not in the topic's
+// assignment is read with no replicas, so that a Diff deletes it.
+// progress, if set, is called after each page. The reads are not one
+// snapshot: a tree that changes while Read runs may read as a mix.
 func (c *Client) Read(ctx context.Context, progress func(ReadProgress)) (Image, error) {
 	r := &imageReader{w: c.w, img: NewImage(), progress: progress}
 	for _, step := range []func(context.Context) error{r.topics, r.configs, r.quotas, r.acls, r.tokens, r.producerID} {
