@@ -3,6 +3,7 @@ package dualwrite_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -182,4 +183,32 @@ func (c *cluster) restarted(id, epoch int32) *cluster {
 	// writes its own id and epoch with the next one, as Kafka's does.
 	r.s.KRaftControllerID, r.s.KRaftControllerEpoch = id, epoch
 	return &r
+}
+
+// Fault: the controller stops (its context ends, its request lost) at
+// each of several transactions of a Sync, from the first to the last, as
+// a crash at any point would leave it. /migration keeps the checkpoint
+// before the Sync, and a restarted controller's Sync converges.
+func TestSyncResumesFromAnyTransaction(t *testing.T) {
+	targets := []string{znode.PartitionStatePath(bigTopic, 0), znode.PartitionStatePath(bigTopic, 25),
+		znode.PartitionStatePath(bigTopic, 59), znode.DelegationTokenPath("tok2")}
+	for _, target := range targets {
+		t.Run(target, func(t *testing.T) {
+			c := newCluster(t).sized(2048)
+			s, _ := c.sync(at(c.s, 200), fullImage())
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			var fired atomic.Bool
+			c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpAny, Path: target, Then: func() { fired.Store(true); cancel() }})
+			if _, _, err := c.c.Sync(ctx, at(s, 300), syncDesired()); err == nil || !fired.Load() {
+				t.Fatalf("Sync: %v, fault fired %v", err, fired.Load())
+			}
+			if m := c.migration(); m.KRaftMetadataOffset != 200 {
+				t.Fatalf("/migration offset %d after a Sync stopped partway", m.KRaftMetadataOffset)
+			}
+			r := c.restarted(3000, 6)
+			r.sync(at(r.s, 300), syncDesired())
+			c.converged(syncDesired())
+		})
+	}
 }
