@@ -1,6 +1,9 @@
 package migrationzk
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // doubt is a batch's transaction whose outcome a call left unknown: the
 // /migration version it expected, the content it wrote there, the fence,
@@ -33,18 +36,27 @@ func (b *batch) doubtOf(a *attempt) doubt {
 	return d
 }
 
-// rememberDoubt records the transaction an Apply call left in doubt.
+// maxDoubts is how many transactions in doubt a Writer remembers: a call
+// repeated after an unknown outcome, with ops added each time, leaves one
+// in doubt per attempt, and any of them may be the one that landed.
+const maxDoubts = 8
+
+// rememberDoubt records the transaction an Apply call left in doubt,
+// forgetting the oldest beyond maxDoubts.
 func (w *Writer) rememberDoubt(d doubt) {
 	w.mu.Lock()
-	w.doubtfulBatch = &d
+	w.doubtfulBatches = append(w.doubtfulBatches, d)
+	if n := len(w.doubtfulBatches); n > maxDoubts {
+		w.doubtfulBatches = slices.Delete(w.doubtfulBatches, 0, n-maxDoubts)
+	}
 	w.mu.Unlock()
 }
 
 // candidates are the transactions of ours that /migration, found at the
 // next version with a's content, may show, as marks on a's ops (see
-// heldOps): with resent, a copy of this very request; the transaction an
-// earlier call left in doubt at the same version, content and fence, if
-// any; none when neither.
+// heldOps): with resent, a copy of this very request; each transaction
+// earlier calls left in doubt at the same version, content and fence;
+// none when neither.
 func (a *attempt) candidates(resent bool) [][]bool {
 	var out [][]bool
 	if resent {
@@ -52,14 +64,17 @@ func (a *attempt) candidates(resent bool) [][]bool {
 	}
 	b := a.b
 	b.w.mu.Lock()
-	d := b.w.doubtfulBatch
+	doubts := slices.Clone(b.w.doubtfulBatches)
 	b.w.mu.Unlock()
-	if d == nil || d.expected != b.version || d.fence != b.s.ZkControllerEpochZkVersion || !bytes.Equal(d.content, a.content) {
-		return out
+	for _, d := range doubts {
+		if d.expected != b.version || d.fence != b.s.ZkControllerEpochZkVersion || !bytes.Equal(d.content, a.content) {
+			continue
+		}
+		marks := make([]bool, len(a.ops))
+		for j, i := range a.ops {
+			marks[j] = d.ops[keyOf(b.plan.ops[i])]
+		}
+		out = append(out, marks)
 	}
-	marks := make([]bool, len(a.ops))
-	for j, i := range a.ops {
-		marks[j] = d.ops[keyOf(b.plan.ops[i])]
-	}
-	return append(out, marks)
+	return out
 }

@@ -1,6 +1,7 @@
 package migrationzk_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -83,4 +84,47 @@ func TestApplyStoppedAfterLostAckReportsOpsUnknown(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Fault: the reply of a batch of deletes lost after commit, the call's
+// context ending before the reread; the call made again with creates
+// appended (a caller merging its next delta), its request lost and its
+// context ending; then made a third time. Two transactions are in doubt
+// and the first landed. Its deletes leave no zxid to prove them, and the
+// second's creates are absent: only the first transaction explains what
+// ZooKeeper holds, and the Writer must remember it, not only the newest
+// doubt, or it reports a false conflict. (Found by the torture suite.)
+func TestApplyEarlierDoubtLandedWithMergedOps(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	s := c.start(w)
+	for _, p := range []string{"/brokers/topics/gone", "/brokers/topics/gone/partitions"} {
+		c.create(p, nil)
+	}
+	deletes := []migrationzk.Op{migrationzk.Delete("/brokers/topics/gone/partitions", -1), migrationzk.Delete("/brokers/topics/gone", -1)}
+	merged := append(append([]migrationzk.Op(nil), deletes...), migrationzk.Create("/brokers/topics/new", []byte("n")))
+	s.KRaftMetadataOffset = 1300
+
+	ctx, cancel := context.WithCancel(context.Background())
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/migration"), Then: cancel})
+	if _, _, err := w.Apply(ctx, s, deletes...); !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("first call: %v, want ErrOutcomeUnknown", err)
+	}
+	if c.exists("/brokers/topics/gone") {
+		t.Fatal("the first call's transaction did not land; the test needs it to")
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: c.p("/migration"), Then: cancel})
+	if _, _, err := w.Apply(ctx, s, merged...); err != nil && !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("second call: %v", err)
+	}
+	next, _, err := w.Apply(testContext(t), s, merged...)
+	if err != nil {
+		t.Fatalf("third call: %v", err)
+	}
+	if !next.Recovered || !c.exists("/brokers/topics/new") {
+		t.Fatalf("recovered %v, new topic present %v", next.Recovered, c.exists("/brokers/topics/new"))
+	}
+	c.checkMatches(next)
 }

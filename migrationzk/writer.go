@@ -42,9 +42,10 @@ type Writer struct {
 	// doubtfulClaim is the claim of an earlier call whose outcome was
 	// unknown: the one claim a later call may find landed.
 	doubtfulClaim *claim
-	// doubtfulBatch is the transaction an earlier Apply call left in
-	// doubt: which ops a transaction found later may hold.
-	doubtfulBatch *doubt
+	// doubtfulBatches are the transactions earlier Apply calls left in
+	// doubt, the newest last, at most maxDoubts: which ops a transaction
+	// found later may hold.
+	doubtfulBatches []doubt
 }
 
 // New returns a Writer that writes through conn, a *zk.Conn or anything

@@ -129,6 +129,9 @@ type Report struct {
 	// Notifications counts the change notifications calls reported
 	// written.
 	Notifications int
+	// Syncs counts Sync calls; SyncsStopped those that ended in an error
+	// (a fault's doing), SyncChanges the changes of those that succeeded.
+	Syncs, SyncsStopped, SyncChanges int
 	// Anomalies lists everything found wrong; it must be empty.
 	Anomalies []Anomaly
 	Duration  time.Duration
@@ -159,7 +162,8 @@ func (r *Report) String() string {
 		}
 		fmt.Fprintf(&b, "%s %d", k, r.Faults[k])
 	}
-	fmt.Fprintf(&b, "), %d notifications, %d lost acks recovered, %d conflicts detected, %d writers (%d fenced, %d rollback-safe making %d jumps), %d outcomes unknown, %d clients replaced after a stale session, first write after the faults %v, %d anomalies, %v",
+	fmt.Fprintf(&b, "), %d syncs (%d stopped, %d changes applied)", r.Syncs, r.SyncsStopped, r.SyncChanges)
+	fmt.Fprintf(&b, ", %d notifications, %d lost acks recovered, %d conflicts detected, %d writers (%d fenced, %d rollback-safe making %d jumps), %d outcomes unknown, %d clients replaced after a stale session, first write after the faults %v, %d anomalies, %v",
 		r.Notifications, r.LostAcks, r.Conflicts, r.Generations, r.Fenced, r.RollbackSafe, r.Jumps, r.Unknown, r.Reconnects, r.FinalWrite.Round(time.Millisecond), len(r.Anomalies), r.Duration.Round(time.Second))
 	return b.String()
 }
@@ -217,6 +221,7 @@ type driver struct {
 	jumps      atomic.Int64 // rollback-safe claims that raised /controller_epoch by more than one
 	reconnects int
 	fenced     int
+	syncs      syncTally
 
 	// tenureEnded is set when a fault ended the caller's tenure before
 	// the acknowledgement of the call in flight came back.
@@ -263,7 +268,8 @@ func Run(t testing.TB, cfg Config) *Report {
 
 	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts,
 		Fenced: d.fenced, Generations: len(d.gens), Unknown: int(d.unknown.Load()), Reconnects: d.reconnects,
-		RollbackSafe: d.rollbackSafeWriters(), Jumps: int(d.jumps.Load())}
+		RollbackSafe: d.rollbackSafeWriters(), Jumps: int(d.jumps.Load()),
+		Syncs: d.syncs.calls, SyncsStopped: d.syncs.stopped, SyncChanges: d.syncs.changes}
 	for _, g := range d.gens {
 		r.LostAcks += g.lostAcks + g.w.Stats().LostAcks
 	}

@@ -101,23 +101,32 @@ func (d *driver) vocabulary(ctx context.Context, g *generation, s migrationzk.St
 	desc := fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes))
 	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), desc, call, ret)
 	d.recordResults(g, res, err, o, out, desc, call, ret)
-	d.tallyNotifications(changes, res, err)
+	d.tallyNotifications(notificationsOf(changes), res, err)
 	return o
 }
 
-// tallyNotifications counts, for each change's notification, the ones a
-// successful call reported written, and the ones a call that did not say
-// may have written.
-func (d *driver) tallyNotifications(changes []vocabChange, res []migrationzk.OpResult, err error) {
+// notificationsOf returns the notification each change writes.
+func notificationsOf(changes []vocabChange) []string {
+	notes := make([]string, len(changes))
+	for i, ch := range changes {
+		notes[i] = ch.notification
+	}
+	return notes
+}
+
+// tallyNotifications counts, of notes (one for each change of a call),
+// the ones a successful call reported written, and the ones a call that
+// did not say may have written.
+func (d *driver) tallyNotifications(notes []string, res []migrationzk.OpResult, err error) {
 	if err != nil {
-		for _, ch := range changes {
-			d.notes.maybe[ch.notification]++
+		for _, n := range notes {
+			d.notes.maybe[n]++
 		}
 		return
 	}
 	allowed := map[string]int{}
-	for _, ch := range changes {
-		allowed[ch.notification]++
+	for _, n := range notes {
+		allowed[n]++
 	}
 	for _, r := range res {
 		if !r.Op.Sequential() || r.Err != nil {

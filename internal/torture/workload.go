@@ -1,6 +1,7 @@
 package torture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -19,6 +20,9 @@ type work struct {
 	ops []migrationzk.Op
 	// vocab, when set, makes the call a dual-write batch of these changes.
 	vocab []vocabChange
+	// sync, when set, makes the call a Sync of the image ZooKeeper holds
+	// with these edits.
+	sync []syncEdit
 }
 
 // payload is what the driver knows of a payload znode.
@@ -39,6 +43,9 @@ func (d *driver) choose() work {
 	}
 	if d.rng.Float64() < 0.15 {
 		return work{vocab: d.chooseVocabulary(d.offset + 1)}
+	}
+	if d.rng.Float64() < 0.05 {
+		return work{sync: d.chooseSync(d.offset + 1)}
 	}
 	var ops []migrationzk.Op
 	if len(d.states) == 0 || d.rng.Float64() < 0.3 {
@@ -162,15 +169,7 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 			timeout = deadline
 		}
 		ctx, cancel := d.callContext(timeout)
-		var res outcome
-		switch {
-		case wk.vocab != nil:
-			res = d.vocabulary(ctx, g, s, wk.vocab, first)
-		case wk.ops == nil:
-			res = d.update(ctx, g, s, first)
-		default:
-			res = d.apply(ctx, g, s, wk.ops, first)
-		}
+		res := d.callOnce(ctx, g, s, wk, first)
 		cancel()
 		if d.tenureEnded.Load() && res.err == nil {
 			d.anomaly(CheckFenceAdopted, "controller %d: call at offset %d succeeded although its tenure ended before its acknowledgement came back",
@@ -204,13 +203,26 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 	}
 }
 
+// callOnce makes the call of wk once, as if called at first.
+func (d *driver) callOnce(ctx context.Context, g *generation, s migrationzk.State, wk work, first int64) outcome {
+	switch {
+	case wk.vocab != nil:
+		return d.vocabulary(ctx, g, s, wk.vocab, first)
+	case wk.sync != nil:
+		return d.sync(ctx, g, s, wk.sync, first)
+	case wk.ops == nil:
+		return d.update(ctx, g, s, first)
+	}
+	return d.apply(ctx, g, s, wk.ops, first)
+}
+
 // again returns what a call is made again with after res: the same
 // arguments after an unknown outcome (a batch perhaps merged with the next
 // delta), and half the time a newer checkpoint after an Update that sent
 // nothing, as a caller free to move on would. first is when the call's
 // effects may date from.
 func (d *driver) again(g *generation, s migrationzk.State, wk work, res outcome, first int64) (migrationzk.State, work, int64) {
-	if !errors.Is(res.err, migrationzk.ErrOutcomeUnknown) && wk.ops == nil && wk.vocab == nil && d.rng.Float64() < 0.5 {
+	if !errors.Is(res.err, migrationzk.ErrOutcomeUnknown) && wk.ops == nil && wk.vocab == nil && wk.sync == nil && d.rng.Float64() < 0.5 {
 		return d.nextCheckpoint(g), wk, d.h.now()
 	}
 	return s, d.mergeNextDelta(wk), first
@@ -221,7 +233,7 @@ func (d *driver) again(g *generation, s migrationzk.State, wk work, res outcome,
 // controller that merges its backlog would: the batch then holds ops that
 // no earlier copy of it held.
 func (d *driver) mergeNextDelta(wk work) work {
-	if wk.ops == nil || wk.vocab != nil || d.rng.Float64() < 0.5 {
+	if wk.ops == nil || wk.vocab != nil || wk.sync != nil || d.rng.Float64() < 0.5 {
 		return wk
 	}
 	ops := append([]migrationzk.Op(nil), wk.ops...)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // Rounds a batch may take: of reads while it plans (a topic's delete needs
@@ -30,6 +31,12 @@ type Batch struct {
 	c       *Client
 	changes []change
 	err     error
+	// overwrite holds paths whose undecodable data the batch may write
+	// over.
+	overwrite map[string]bool
+	// keepHeld makes a batch that changes nothing write no checkpoint
+	// when /migration holds it already (Sync).
+	keepHeld bool
 }
 
 // Batch returns an empty Batch.
@@ -57,14 +64,14 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 	if b.err != nil {
 		return s, nil, b.err
 	}
-	v := newView()
+	v := b.newView()
 	for round := 0; ; round++ {
 		ops, err := b.plan(ctx, v, s)
 		if err != nil {
 			return s, nil, err
 		}
 		if len(ops) == 0 {
-			st, err := b.c.w.Update(ctx, s)
+			st, err := b.checkpoint(ctx, s)
 			return st, nil, err
 		}
 		st, res, err := b.c.w.ApplyAtomic(ctx, s, ops...)
@@ -74,8 +81,31 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 		}
 		// Another writer got in between: read everything again.
 		s.MigrationZkVersion = st.MigrationZkVersion
-		v = newView()
+		v = b.newView()
 	}
+}
+
+// checkpoint writes s alone, unless keepHeld is set and /migration holds
+// s already.
+func (b *Batch) checkpoint(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+	if !b.keepHeld {
+		return b.c.w.Update(ctx, s)
+	}
+	zs, err := b.c.w.Read(ctx, znode.MigrationPath)
+	if err != nil {
+		return s, err
+	}
+	if m, err := znode.DecodeMigration(zs[0].Data); err == nil && zs[0].Version == s.MigrationZkVersion && m == checkpointOf(s) {
+		return s, nil
+	}
+	return b.c.w.Update(ctx, s)
+}
+
+// newView returns an empty view for b's planning.
+func (b *Batch) newView() *view {
+	v := newView()
+	v.overwrite = b.overwrite
+	return v
 }
 
 // plan plans every change, reading what planning asks for, until nothing

@@ -16,6 +16,13 @@
 // znode between the read and the write, the call reads again and tries
 // anew.
 //
+// Client.Sync is Kafka's full sync (handleSnapshot): it reads the whole
+// tree (Client.Read, into an Image), plans what differs from the desired
+// Image (Diff, a Plan that compares meaning, not bytes), and applies the
+// plan as one Batch, its checkpoint written by the last transaction only.
+// A Sync after a Sync writes nothing; a Sync stopped partway is finished
+// by the next; znodes that do not decode are reported and left alone.
+//
 // Where Kafka 3.9 errs, this package does better. Change notifications
 // (config_change_, acl_changes_) are created inside the fenced transaction
 // of their change, so they exist exactly once and only if the change
@@ -23,5 +30,7 @@
 // missing in ZooKeeper are created rather than set; deletes of what is gone
 // and creates of what exists are no-ops, and the State returned always
 // carries the version ZooKeeper holds; a config entity's znode gets the ACL
-// of its own path.
+// of its own path; a full sync writes the producer-id block only when it
+// differs, and lands atomically with the checkpoint last instead of in
+// independent requests that each move it.
 package dualwrite

@@ -56,7 +56,12 @@ func (b *Batch) WriteProducerID(nextProducerID int64) *Batch {
 	if nextProducerID < 0 || nextProducerID > math.MaxInt64-(znode.ProducerIDBlockSize-1) {
 		err = invalidf("next producer id %d: its block must end within the int64 range", nextProducerID)
 	}
-	want := znode.MigrationProducerIDBlock(nextProducerID)
+	return b.writeProducerIDBlock(znode.MigrationProducerIDBlock(nextProducerID), err)
+}
+
+// writeProducerIDBlock records the change that makes
+// /latest_producer_id_block hold want.
+func (b *Batch) writeProducerIDBlock(want znode.ProducerIDBlock, err error) *Batch {
 	return b.add(func(v *view, _ migrationzk.State) bool {
 		_, known := v.put(znode.ProducerIDBlockPath, want.Encode(), func(cur []byte) (bool, error) {
 			if cur == nil {

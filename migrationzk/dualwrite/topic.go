@@ -28,6 +28,11 @@ type Partition struct {
 	// in progress adds and removes; nil when there is none.
 	AddingReplicas, RemovingReplicas []int32
 	State                            PartitionState
+	// noState is set by Read on a partition ZooKeeper holds no state for.
+	noState bool
+	// unassigned is set by Read on a partition ZooKeeper holds below the
+	// topic but not in the topic znode's assignment.
+	unassigned bool
 }
 
 // PartitionState is a partition's leader and in-sync replicas. Its

@@ -25,6 +25,9 @@ type view struct {
 	ops                    []migrationzk.Op
 	// err is the first znode found that a change must not overwrite.
 	err error
+	// overwrite holds the paths whose undecodable data may be written
+	// over.
+	overwrite map[string]bool
 	// lacking reports the first znode a change needs that is missing
 	// once the ops planned before it apply. It counts only once planning
 	// is complete: until then an earlier change may not have planned the
@@ -162,6 +165,9 @@ func (v *view) put(p string, data []byte, compare func(current []byte) (bool, er
 	}
 	same, err := compare(z.Data)
 	switch {
+	case err != nil && v.overwrite[p]:
+		v.ops = append(v.ops, migrationzk.SetData(p, data, z.Version))
+		v.planned[p] = migrationzk.Znode{Path: p, Exists: true, Data: data, Version: z.Version + 1}
 	case err != nil:
 		v.fail(p, err)
 		return false, true

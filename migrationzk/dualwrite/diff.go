@@ -1,0 +1,167 @@
+package dualwrite
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// ChangeKind names what a Change does, after the Client method that does
+// it.
+type ChangeKind string
+
+// The kinds of change a Plan holds.
+const (
+	ChangeCreateTopic           ChangeKind = "create-topic"
+	ChangeUpdateTopic           ChangeKind = "update-topic"
+	ChangeDeleteTopic           ChangeKind = "delete-topic"
+	ChangeCreatePartitions      ChangeKind = "create-partitions"
+	ChangeUpdatePartitions      ChangeKind = "update-partitions"
+	ChangeDeletePartitions      ChangeKind = "delete-partitions"
+	ChangeWriteConfigs          ChangeKind = "write-configs"
+	ChangeDeleteConfigs         ChangeKind = "delete-configs"
+	ChangeWriteClientQuotas     ChangeKind = "write-client-quotas"
+	ChangeWriteACLs             ChangeKind = "write-acls"
+	ChangeDeleteACLs            ChangeKind = "delete-acls"
+	ChangeWriteDelegationToken  ChangeKind = "write-delegation-token"
+	ChangeDeleteDelegationToken ChangeKind = "delete-delegation-token"
+	ChangeWriteProducerID       ChangeKind = "write-producer-id"
+)
+
+// Change is one change of a Plan.
+type Change struct {
+	Kind ChangeKind `json:"kind"`
+	// Subject names what changes: a topic, a config resource, a quota
+	// entity, a resource pattern, a token id, a path.
+	Subject string `json:"subject"`
+	// Partitions lists the partitions of a partition change.
+	Partitions []int32 `json:"partitions,omitempty"`
+
+	add func(*Batch)
+}
+
+// Plan is what makes one Image into another: the changes, in a
+// deterministic order, and the znodes left alone because they do not
+// decode.
+type Plan struct {
+	Changes []Change           `json:"changes"`
+	Skipped []UndecodableZnode `json:"-"`
+}
+
+// Empty reports whether the plan changes nothing.
+func (p Plan) Empty() bool { return len(p.Changes) == 0 }
+
+// Counts returns how many changes of each kind the plan holds.
+func (p Plan) Counts() map[ChangeKind]int {
+	counts := map[ChangeKind]int{}
+	for _, c := range p.Changes {
+		counts[c.Kind]++
+	}
+	return counts
+}
+
+// String lists the changes, one a line, then the znodes skipped, then
+// the counts by kind; a plan with neither changes nor skipped znodes is
+// "no changes".
+func (p Plan) String() string {
+	if p.Empty() && len(p.Skipped) == 0 {
+		return "no changes\n"
+	}
+	var b strings.Builder
+	for _, c := range p.Changes {
+		fmt.Fprintf(&b, "%s %s", c.Kind, c.Subject)
+		if len(c.Partitions) > 0 {
+			fmt.Fprintf(&b, " partitions %v", c.Partitions)
+		}
+		b.WriteByte('\n')
+	}
+	for _, s := range p.Skipped {
+		fmt.Fprintf(&b, "skipped %s: %v\n", s.Path, s.Err)
+	}
+	counts := p.Counts()
+	kinds := slices.Sorted(maps.Keys(counts))
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, "%d changes (%s), %d znodes skipped\n", len(p.Changes), strings.Join(parts, ", "), len(p.Skipped))
+	} else {
+		fmt.Fprintf(&b, "0 changes, %d znodes skipped\n", len(p.Skipped))
+	}
+	return b.String()
+}
+
+// AddTo adds the plan's changes, in order, to b.
+func (p Plan) AddTo(b *Batch) {
+	for _, c := range p.Changes {
+		c.add(b)
+	}
+}
+
+// Diff returns the plan that makes ZooKeeper, holding current, hold
+// desired: only what differs in meaning (the order of keys, of ACL
+// entries and of JSON fields, and the controller epoch a partition state
+// was stamped with, are no difference). Znodes current could not decode
+// are left alone and listed as skipped. Diff is pure and deterministic.
+func Diff(current, desired Image) Plan {
+	d := differ{bad: map[string]bool{}}
+	for _, u := range current.Undecodable {
+		d.bad[u.Path] = true
+		d.plan.Skipped = append(d.plan.Skipped, u)
+	}
+	d.topics(current.Topics, desired.Topics)
+	d.configs(current.Configs, desired.Configs)
+	d.quotas(current, desired)
+	d.acls(current.ACLs, desired.ACLs)
+	d.tokens(current.DelegationTokens, desired.DelegationTokens)
+	d.producerID(current.ProducerIDBlock, desired.ProducerIDBlock)
+	return d.plan
+}
+
+// differ builds a Plan.
+type differ struct {
+	plan Plan
+	bad  map[string]bool // paths that do not decode
+}
+
+// add appends a change unless it would write one of the paths that do not
+// decode.
+func (d *differ) add(c Change, paths ...string) {
+	for _, p := range paths {
+		if d.bad[p] {
+			return
+		}
+	}
+	d.plan.Changes = append(d.plan.Changes, c)
+}
+
+// addTree appends a change unless one of the paths that do not decode is
+// at or under one of roots, the subtrees the change replaces or deletes.
+func (d *differ) addTree(c Change, roots ...string) {
+	for p := range d.bad {
+		for _, r := range roots {
+			if p == r || strings.HasPrefix(p, r+"/") {
+				return
+			}
+		}
+	}
+	d.plan.Changes = append(d.plan.Changes, c)
+}
+
+// sortedKeys returns the keys of m, ordered by less.
+func sortedKeys[K comparable, V any](m map[K]V, less func(a, b K) bool) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return less(keys[i], keys[j]) })
+	return keys
+}
+
+func stringLess(a, b string) bool { return a < b }
+
+// sameInt32s compares two lists, nil and empty alike.
+func sameInt32s(a, b []int32) bool { return len(a) == len(b) && (len(a) == 0 || slices.Equal(a, b)) }
