@@ -201,4 +201,3 @@ func (d *differ) producerID(current, desired *znode.ProducerIDBlock) {
 	d.add(Change{Kind: ChangeWriteProducerID, Subject: fmt.Sprintf("[%d, %d]", want.BlockStart, want.BlockEnd),
 		add: func(b *Batch) { b.writeProducerIDBlock(want, nil) }}, znode.ProducerIDBlockPath)
 }
-
