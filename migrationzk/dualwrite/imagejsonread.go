@@ -36,7 +36,8 @@ func (e *SchemaVersionError) Error() string {
 // truncated input, a *json.SyntaxError, a *znode.DecodeError for a bad
 // topic id...).
 type ImageJSONError struct {
-	// Offset is the byte offset in the input where decoding stopped.
+	// Offset is the byte offset in the input after the last value read
+	// whole: where the faulty value starts, or an offset in it.
 	Offset int64
 	// Where is the part being read, such as "topics[3]"; "" for the
 	// top-level object.
@@ -178,11 +179,11 @@ func (d *imageDecoder) member() error {
 		return d.fail(err)
 	}
 	key, _ := tok.(string) // a key is always a string
+	d.where = key
 	if d.seen[key] {
 		return d.fail(fmt.Errorf("%w: key %q twice", errDuplicate, key))
 	}
 	d.seen[key] = true
-	d.where = key
 	switch key {
 	case keySchemaVersion:
 		return d.fail(fmt.Errorf("%w: key %q twice", errDuplicate, key))
