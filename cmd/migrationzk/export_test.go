@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// mirror is a KRaft controller in dual-write writing the cluster's tree
+// through the dualwrite vocabulary.
+type mirror struct {
+	t *testing.T
+	c *dualwrite.Client
+	s migrationzk.State
+}
+
+// dualWrite claims the cluster as KRaft controller 3000 with epoch 7 and
+// returns its mirror; the cluster must hold /controller_epoch.
+func (c *cluster) dualWrite() *mirror {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	w := migrationzk.New(c.admin, migrationzk.WithRoot(c.root))
+	if err := w.CreateTopLevelPaths(ctx); err != nil {
+		c.t.Fatal(err)
+	}
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 3000, 7, 100, 7
+	s, err := w.ClaimLeadership(ctx, s)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if s, err = w.GetOrCreate(ctx, s); err != nil {
+		c.t.Fatal(err)
+	}
+	return &mirror{t: c.t, c: dualwrite.New(w), s: s}
+}
+
+// do applies one change, the checkpoint moved one offset on.
+func (m *mirror) do(change func(context.Context, migrationzk.State) (migrationzk.State, error)) {
+	m.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	m.s.KRaftMetadataOffset++
+	s, err := change(ctx, m.s)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.s = s
+}
+
+// seedMirrored writes something of every domain through m: two topics
+// (one mid-reassignment), configs, quotas, SCRAM credentials, ACLs, a
+// delegation token, the producer id block.
+func (m *mirror) seedMirrored() {
+	m.t.Helper()
+	orders := dualwrite.Topic{Name: "orders", ID: znode.Uuid{MostSignificantBits: 1, LeastSignificantBits: 2}, Partitions: map[int32]dualwrite.Partition{}}
+	for p := int32(0); p < 3; p++ {
+		r := []int32{1 + p%3, 1 + (p+1)%3}
+		orders.Partitions[p] = dualwrite.Partition{Replicas: r, State: dualwrite.PartitionState{Leader: r[0], LeaderEpoch: 2, ISR: r}}
+	}
+	moving := dualwrite.Topic{Name: "moving", ID: znode.Uuid{MostSignificantBits: 3, LeastSignificantBits: 4}, Partitions: map[int32]dualwrite.Partition{
+		0: {Replicas: []int32{1, 2, 3}, AddingReplicas: []int32{3}, RemovingReplicas: []int32{1}, State: dualwrite.PartitionState{Leader: 2, LeaderEpoch: 5, ISR: []int32{2, 1}}},
+	}}
+	cred := znode.ScramCredential{Salt: []byte("salt"), StoredKey: []byte("stored"), ServerKey: []byte("server"), Iterations: 4096}
+	acl := []znode.ACLEntry{{Principal: "User:alice", PermissionType: znode.PermissionAllow, Operation: znode.OperationRead, Host: "*"}}
+	token := znode.DelegationToken{TokenID: "tok1", Owner: "User:alice", TokenRequester: "User:alice", Renewers: []string{"User:bob"},
+		IssueTimestamp: 1729500000000, MaxTimestamp: 1730100000000, ExpiryTimestamp: 1729600000000}
+	for _, change := range []func(context.Context, migrationzk.State) (migrationzk.State, error){
+		func(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+			return m.c.CreateTopic(ctx, s, orders)
+		},
+		func(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+			return m.c.CreateTopic(ctx, s, moving)
+		},
+		func(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+			return m.c.WriteConfigs(ctx, s, dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}, map[string]string{"retention.ms": "86400000"})
+		},
+		func(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+			return m.c.WriteConfigs(ctx, s, dualwrite.ConfigResource{Type: dualwrite.BrokerConfig}, map[string]string{"log.retention.hours": "24"})
+		},
+		func(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+			return m.c.WriteClientQuotas(ctx, s, dualwrite.QuotaEntity{User: "alice"}, map[string]float64{"producer_byte_rate": 1024},
+				map[string]znode.ScramCredential{znode.ScramSHA256: cred})
+		},
+		func(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+			return m.c.WriteACLs(ctx, s, dualwrite.ResourcePattern{Type: znode.ResourceTopic, Name: "orders", PatternType: znode.PatternLiteral}, acl)
+		},
+		func(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+			return m.c.WriteDelegationToken(ctx, s, token)
+		},
+		func(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+			return m.c.WriteProducerID(ctx, s, 6000)
+		},
+	} {
+		m.do(change)
+	}
+}
+
+// seedExportCluster lays out a cluster, writes every domain through the
+// dualwrite vocabulary, and adds a topic config that does not decode.
+func seedExportCluster(t *testing.T, srv *zktest.Server, name string) (*cluster, *mirror) {
+	t.Helper()
+	c := newCluster(t, srv, srv.Connect(t), name)
+	c.seedKafka(3)
+	m := c.dualWrite()
+	m.seedMirrored()
+	c.create("/config/topics/broken", []byte("{not json"), 0)
+	return c, m
+}
+
+// readExport decodes an export, failing t on an error.
+func readExport(t *testing.T, data string) dualwrite.Image {
+	t.Helper()
+	img, err := dualwrite.ReadImageJSON(strings.NewReader(data))
+	if err != nil {
+		t.Fatalf("export does not read back: %v\n%s", err, data)
+	}
+	return img
+}
+
+// oneJSONObject fails unless s is exactly one JSON object, decoded into v.
+func oneJSONObject(t *testing.T, s string, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		t.Fatalf("more than one JSON value (%v):\n%s", err, s)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
+		t.Fatalf("not an object:\n%s", s)
+	}
+}
+
+// TestExport exports a tree written through the dualwrite vocabulary and
+// checks that the export holds every domain as written, that --output
+// writes the same bytes as stdout to a file of mode 0600, and that a
+// wrong --root fails instead of exporting an empty cluster.
+func TestExport(t *testing.T) {
+	srv := zktest.Start(t)
+	c, _ := seedExportCluster(t, srv, "export")
+
+	r := c.run("export")
+	wantCode(t, r, exitOK)
+	img := readExport(t, r.stdout)
+	if len(img.Topics) != 2 || len(img.Topics["orders"].Partitions) != 3 || img.Topics["orders"].ID != (znode.Uuid{MostSignificantBits: 1, LeastSignificantBits: 2}) ||
+		!slices.Equal(img.Topics["moving"].Partitions[0].AddingReplicas, []int32{3}) ||
+		img.Configs[dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}]["retention.ms"] != "86400000" ||
+		img.Configs[dualwrite.ConfigResource{Type: dualwrite.BrokerConfig}]["log.retention.hours"] != "24" ||
+		img.ClientQuotas[dualwrite.QuotaEntity{User: "alice"}]["producer_byte_rate"] != 1024 ||
+		img.Scram["alice"][znode.ScramSHA256].Iterations != 4096 ||
+		len(img.ACLs[dualwrite.ResourcePattern{Type: znode.ResourceTopic, Name: "orders", PatternType: znode.PatternLiteral}]) != 1 ||
+		img.DelegationTokens["tok1"].Owner != "User:alice" ||
+		img.ProducerIDBlock == nil || *img.ProducerIDBlock != znode.MigrationProducerIDBlock(6000) ||
+		len(img.Undecodable) != 1 || img.Undecodable[0].Path != "/config/topics/broken" {
+		t.Fatalf("export lacks what was written:\n%s", r.stdout)
+	}
+
+	file := filepath.Join(t.TempDir(), "cluster.json")
+	rf := c.run("export", "--output", file)
+	wantCode(t, rf, exitOK)
+	if rf.stdout != "" || !strings.Contains(rf.stderr, "wrote "+file+": 2 topics, 4 partitions, 1 undecodable") {
+		t.Fatalf("export to a file: %s", rf)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != r.stdout {
+		t.Fatalf("the file differs from stdout:\n%s\n---\n%s", data, r.stdout)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("file mode: %v %v", fi.Mode(), err)
+	}
+
+	r = runBinary(t, nil, "--zk", srv.Addr(), "--root", c.root+"/nope", "export")
+	wantCode(t, r, exitError)
+	if r.stdout != "" || !strings.Contains(r.stderr, "is --root right?") {
+		t.Fatalf("wrong root: %s", r)
+	}
+}
