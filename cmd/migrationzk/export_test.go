@@ -192,3 +192,145 @@ func TestExport(t *testing.T) {
 		t.Fatalf("wrong root: %s", r)
 	}
 }
+
+// exportFile exports c to a file of dir and returns its path.
+func (c *cluster) exportFile(dir, name string) string {
+	c.t.Helper()
+	file := filepath.Join(dir, name)
+	wantCode(c.t, c.run("export", "--output", file), exitOK)
+	return file
+}
+
+// TestDiff compares an export with the live tree it was taken from
+// (equal, exit 0, both ways, text and JSON), then with the tree after one
+// change through the dualwrite vocabulary and one by hand (exit 1, the
+// plan naming each), and two exports of the same tree (equal).
+func TestDiff(t *testing.T) {
+	srv := zktest.Start(t)
+	c, m := seedExportCluster(t, srv, "diff")
+	dir := t.TempDir()
+	before := c.exportFile(dir, "before.json")
+
+	r := c.run("diff", before, "live")
+	wantCode(t, r, exitOK)
+	wantOutput(t, r, "From "+before+" to live:", "skipped /config/topics/broken", "Equal: live holds what "+before+" holds.")
+	r = c.run("diff", "live", before, "--output", "json")
+	wantCode(t, r, exitOK)
+	var out diffReport
+	oneJSONObject(t, r.stdout, &out)
+	if !out.Equal || len(out.Changes) != 0 || len(out.Unplanned) != 0 || out.From != "live" || out.To != before ||
+		out.Command != "diff" || out.Schema != 1 || len(out.Skipped) != 1 || out.Skipped[0].Path != "/config/topics/broken" {
+		t.Fatalf("diff json: %+v\n%s", out, r)
+	}
+	wantCode(t, c.run("diff", before, c.exportFile(dir, "again.json")), exitOK)
+
+	m.do(func(ctx context.Context, s migrationzk.State) (migrationzk.State, error) {
+		return m.c.WriteConfigs(ctx, s, dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}, map[string]string{"retention.ms": "1000"})
+	})
+	r = c.run("diff", before, "live")
+	wantCode(t, r, exitProblem)
+	wantOutput(t, r, "write-configs topics/orders\n", "Different: 1 change to make "+before+" into live, 0 differences no change makes.")
+	r = c.run("--output", "json", "diff", before, "live")
+	wantCode(t, r, exitProblem)
+	out = diffReport{}
+	oneJSONObject(t, r.stdout, &out)
+	if out.Equal || len(out.Changes) != 1 || out.Changes[0].Kind != dualwrite.ChangeWriteConfigs || out.Changes[0].Subject != "topics/orders" ||
+		out.Counts[dualwrite.ChangeWriteConfigs] != 1 {
+		t.Fatalf("diff json after a config change: %+v\n%s", out, r)
+	}
+
+	// By hand: a partition's leader moves, the broken config is repaired.
+	st := znode.PartitionState{ControllerEpoch: 7, Leader: 2, LeaderEpoch: 3, ISR: []int32{1, 2}}
+	if _, err := c.admin.Set(c.root+znode.PartitionStatePath("orders", 0), st.Encode(), -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.admin.Set(c.root+"/config/topics/broken", znode.Config{}.Encode(), -1); err != nil {
+		t.Fatal(err)
+	}
+	r = c.run("diff", before, "live")
+	wantCode(t, r, exitProblem)
+	wantOutput(t, r, "update-partitions orders partitions [0]\n", `unplanned undecodable /config/topics/broken: from "decode`, ", to decodable\n")
+}
+
+// TestDiffErrors checks that diff exits 2, with one JSON object under
+// --output json, when a side cannot be read: an export of schema version
+// 2, a file that is not an export, a missing file, an unreachable
+// cluster; and that its arguments are checked.
+func TestDiffErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	v1 := write("v1.json", "{\"schema_version\": 1}\n")
+	v2 := write("v2.json", "{\"schema_version\": 2, \"topics\": []}\n")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"schema-version-2", []string{"diff", v1, v2}, v2 + ": dualwrite: image JSON: schema_version 2, this reads version 1"},
+		{"no-version", []string{"diff", write("none.json", `{"topics":[]}`), v1}, `no "schema_version" as the first key`},
+		{"truncated", []string{"diff", v1, write("cut.json", `{"schema_version":1,"topics":[{"name"`)}, "not an image export: dualwrite: image JSON at byte 30 topics[0]: unexpected EOF"},
+		{"missing-file", []string{"diff", v1, filepath.Join(dir, "absent.json")}, "no such file or directory"},
+		{"unreachable", []string{"--zk", "127.0.0.1:1", "--timeout", "500ms", "diff", v1, "live"}, "cannot reach ZooKeeper at 127.0.0.1:1 within 500ms"},
+		{"one-side", []string{"diff", v1}, "want two images, each an export file or \"live\", got 1 arguments"},
+		{"three-sides", []string{"diff", v1, v1, v1}, "got 3 arguments"},
+		{"export-args", []string{"export", "extra"}, "unexpected arguments: extra"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runBinary(t, nil, tc.args...)
+			wantCode(t, r, exitError)
+			if !strings.Contains(r.stderr, tc.stderr) || r.stdout != "" {
+				t.Fatalf("stderr lacks %q, or stdout is not empty:\n%s", tc.stderr, r)
+			}
+		})
+	}
+	r := runBinary(t, nil, "diff", "--output", "json", v1, v2)
+	wantCode(t, r, exitError)
+	var out struct {
+		header
+		Error string `json:"error"`
+	}
+	oneJSONObject(t, r.stdout, &out)
+	if out.Command != "diff" || !strings.Contains(out.Error, "schema_version 2") {
+		t.Fatalf("json error: %+v", out)
+	}
+	wantCode(t, runBinary(t, nil, "diff", v1, "--", v1), exitOK)
+	wantCode(t, runBinary(t, nil, "export", "--help"), exitOK)
+}
+
+// TestExportProgress checks that export and a live diff draw the read's
+// progress bar on stderr when it is a terminal, and only then, keeping
+// stdout clean.
+func TestExportProgress(t *testing.T) {
+	srv := zktest.Start(t)
+	c := newCluster(t, srv, srv.Connect(t), "progress")
+	c.seedKafka(3, uniform("orders", 10, 2))
+
+	r := c.runInProcess(true, nil, "export")
+	wantCode(t, r, exitOK)
+	if !strings.Contains(r.stderr, "\rscanning [") || !strings.HasSuffix(r.stderr, "\r\x1b[K") {
+		t.Fatalf("no progress bar on a terminal: %q", r.stderr)
+	}
+	if img := readExport(t, r.stdout); len(img.Topics["orders"].Partitions) != 10 {
+		t.Fatalf("export: %s", r.stdout)
+	}
+	file := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(file, []byte(r.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = c.runInProcess(true, nil, "diff", file, "live")
+	wantCode(t, r, exitOK)
+	if !strings.Contains(r.stderr, "\rscanning [") {
+		t.Fatalf("no progress bar on a terminal: %q", r.stderr)
+	}
+	r = c.runInProcess(false, nil, "export")
+	wantCode(t, r, exitOK)
+	if r.stderr != "" {
+		t.Fatalf("stderr is not a terminal, yet: %q", r.stderr)
+	}
+}
