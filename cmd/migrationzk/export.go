@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"time"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
@@ -15,6 +14,10 @@ func setupExport(a *app, fs *flag.FlagSet) func(context.Context, []string) int {
 	file := fs.String("output", "", "write the image to `file` (created with mode 0600, replaced whole) instead of stdout; the image is JSON whatever the global --output")
 	return func(ctx context.Context, args []string) int {
 		if a.noArgs("export", args) {
+			return exitError
+		}
+		if *file == "text" || *file == "json" {
+			fmt.Fprintf(a.stderr, "migrationzk export: --output names the file to write (the image is always JSON); for a file named %s, say ./%s\n", *file, *file)
 			return exitError
 		}
 		return a.export(ctx, *file)
@@ -55,39 +58,6 @@ func countPartitions(img dualwrite.Image) int {
 	return n
 }
 
-// readLive reads the image the cluster given by --zk and --root holds,
-// drawing a progress bar on a terminal. --timeout bounds connecting, and
-// each page of topics the read takes and what it reads after them: a read
-// that makes no progress for that long fails with a *stallError.
-func (a *app) readLive(ctx context.Context) (dualwrite.Image, error) {
-	conn, err := a.connect(ctx)
-	if err != nil {
-		return dualwrite.Image{}, err
-	}
-	defer conn.Close()
-	w := migrationzk.New(conn, a.writeOpts(nil)...)
-	if err := a.checkRoot(ctx, w); err != nil {
-		return dualwrite.Image{}, err
-	}
-	rctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stall := time.AfterFunc(a.g.timeout, func() { cancel(&stallError{timeout: a.g.timeout}) })
-	defer stall.Stop()
-	bar := &readBar{a: a}
-	defer bar.finish()
-	img, err := dualwrite.New(w).Read(rctx, func(p dualwrite.ReadProgress) {
-		stall.Reset(a.g.timeout)
-		bar.update(p)
-	})
-	if err != nil {
-		if cause := context.Cause(rctx); cause != nil && ctx.Err() == nil {
-			return dualwrite.Image{}, fmt.Errorf("read %s: %w (%v)", a.rootName(), cause, err)
-		}
-		return dualwrite.Image{}, fmt.Errorf("read %s: %w", a.rootName(), err)
-	}
-	return img, nil
-}
-
 // checkRoot fails unless /brokers/topics exists under the root: a wrong
 // --root would read as an empty cluster.
 func (a *app) checkRoot(ctx context.Context, w *migrationzk.Writer) error {
@@ -109,16 +79,6 @@ func (a *app) rootName() string {
 		return a.g.zk
 	}
 	return a.g.zk + a.g.root
-}
-
-// stallError is the cause of a live read that made no progress within
-// --timeout.
-type stallError struct {
-	timeout time.Duration
-}
-
-func (e *stallError) Error() string {
-	return fmt.Sprintf("no progress within %v (--timeout)", e.timeout)
 }
 
 // readBar draws Read's progress on a terminal, the bar started at the

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
@@ -332,5 +335,32 @@ func TestExportProgress(t *testing.T) {
 	wantCode(t, r, exitOK)
 	if r.stderr != "" {
 		t.Fatalf("stderr is not a terminal, yet: %q", r.stderr)
+	}
+}
+
+// TestExportStall checks that --timeout ends a live read that gets no
+// reply: the server stops while export reads a partition state, and
+// export fails (exit 2) within a few timeouts, writing nothing.
+// Fault: the request for a partition state is dropped and the server
+// stopped at that moment.
+func TestExportStall(t *testing.T) {
+	srv := zktest.Start(t)
+	c := newCluster(t, srv, srv.Connect(t), "stall")
+	c.seedKafka(3, uniform("orders", 3, 2))
+	faults := zktest.NewFaultDialer(t)
+	armed := faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpGetData, Path: c.root + znode.PartitionStatePath("orders", 1),
+		Then: func() {
+			if err := srv.Stop(); err != nil {
+				t.Error(err)
+			}
+		}})
+	start := time.Now()
+	r := c.runInProcess(false, []func(*zk.Conn){faults.Option()}, "--timeout", "1s", "export")
+	wantCode(t, r, exitError)
+	if !armed.HasFired() || r.stdout != "" || !strings.Contains(r.stderr, "ZooKeeper sent no reply within 1s (--timeout)") {
+		t.Fatalf("export of a stalled read: %s", r)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("export took %v to give up", took)
 	}
 }
