@@ -112,7 +112,8 @@ func (m *mirror) seedMirrored() {
 }
 
 // seedExportCluster lays out a cluster, writes every domain through the
-// dualwrite vocabulary, and adds a topic config that does not decode.
+// dualwrite vocabulary, adds a topic config that does not decode, and
+// deletes the state of partition moving-0.
 func seedExportCluster(t *testing.T, srv *zktest.Server, name string) (*cluster, *mirror) {
 	t.Helper()
 	c := newCluster(t, srv, srv.Connect(t), name)
@@ -120,6 +121,9 @@ func seedExportCluster(t *testing.T, srv *zktest.Server, name string) (*cluster,
 	m := c.dualWrite()
 	m.seedMirrored()
 	c.create("/config/topics/broken", []byte("{not json"), 0)
+	if err := c.admin.Delete(c.root+znode.PartitionStatePath("moving", 0), -1); err != nil {
+		t.Fatal(err)
+	}
 	return c, m
 }
 
@@ -161,6 +165,7 @@ func TestExport(t *testing.T) {
 	img := readExport(t, r.stdout)
 	if len(img.Topics) != 2 || len(img.Topics["orders"].Partitions) != 3 || img.Topics["orders"].ID != (znode.Uuid{MostSignificantBits: 1, LeastSignificantBits: 2}) ||
 		!slices.Equal(img.Topics["moving"].Partitions[0].AddingReplicas, []int32{3}) ||
+		img.Topics["moving"].Partitions[0].HasState() || !img.Topics["orders"].Partitions[0].HasState() ||
 		img.Configs[dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}]["retention.ms"] != "86400000" ||
 		img.Configs[dualwrite.ConfigResource{Type: dualwrite.BrokerConfig}]["log.retention.hours"] != "24" ||
 		img.ClientQuotas[dualwrite.QuotaEntity{User: "alice"}]["producer_byte_rate"] != 1024 ||

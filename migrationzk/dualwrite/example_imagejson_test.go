@@ -69,9 +69,11 @@ func ExampleSchemaVersionError() {
 		fmt.Println("found version", sv.Found)
 	}
 	fmt.Println(err)
+	fmt.Println("this reads version", dualwrite.ImageSchemaVersion)
 	// Output:
 	// found version 2
 	// dualwrite: image JSON: schema_version 2, this reads version 1
+	// this reads version 1
 }
 
 // Input that is not an image JSON, such as a truncated export, is an
@@ -86,4 +88,16 @@ func ExampleImageJSONError() {
 	// Output:
 	// stopped at byte 30 in topics[0]
 	// dualwrite: image JSON at byte 30 topics[0]: unexpected EOF
+}
+
+// A partition ZooKeeper holds no state for reads back without one.
+func ExamplePartition_HasState() {
+	export := `{"schema_version":1,"topics":[{"name":"orders","partitions":[{"id":0,"replicas":[1],"state":null},{"id":1,"replicas":[1],"state":{"leader":1,"leader_epoch":0,"isr":[1],"leader_recovery_state":0}}]}]}`
+	img, err := dualwrite.ReadImageJSON(strings.NewReader(export))
+	if err != nil {
+		log.Fatal(err)
+	}
+	parts := img.Topics["orders"].Partitions
+	fmt.Println(parts[0].HasState(), parts[1].HasState(), dualwrite.Partition{}.HasState())
+	// Output: false true true
 }
