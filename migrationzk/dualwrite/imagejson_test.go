@@ -2,11 +2,15 @@ package dualwrite_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -274,4 +278,72 @@ func FuzzReadImageJSON(f *testing.F) {
 			t.Fatalf("not stable:\n%s\n---\n%s", first.Bytes(), second)
 		}
 	})
+}
+
+// failingWriter fails every write after the first n bytes.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		return w.n, errors.New("disk full")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriteJSONErrors checks that WriteJSON returns the writer's error,
+// and an error naming the domain for a quota JSON cannot hold.
+func TestWriteJSONErrors(t *testing.T) {
+	if err := richImage().WriteJSON(&failingWriter{n: 100}); err == nil || err.Error() != "disk full" {
+		t.Fatalf("write error: %v", err)
+	}
+	img := dualwrite.NewImage()
+	img.ClientQuotas[dualwrite.QuotaEntity{User: "u"}] = map[string]float64{"producer_byte_rate": math.Inf(1)}
+	err := img.WriteJSON(io.Discard)
+	var unsupported *json.UnsupportedValueError
+	if !errors.As(err, &unsupported) || !strings.Contains(err.Error(), "client_quotas") {
+		t.Fatalf("infinite quota: %v", err)
+	}
+}
+
+// TestImageJSONOfRead checks the round trip of what Read finds in a real
+// ZooKeeper, a partition without a state and a znode that does not decode
+// among it: the Image reads back equal, and two reads of the same tree
+// write the same bytes.
+func TestImageJSONOfRead(t *testing.T) {
+	c := newCluster(t)
+	ctx := testContext(t)
+	s, err := c.c.CreateTopic(ctx, at(c.s, 101), topic("orders", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.c.WriteProducerID(ctx, at(s, 102), 6000); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.admin.Delete(c.p(znode.PartitionStatePath("orders", 2)), -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.admin.Create(c.p("/config/topics/broken"), []byte("{"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	img, err := c.c.Read(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Topics["orders"].Partitions[2].HasState() || len(img.Undecodable) != 1 {
+		t.Fatalf("read: %+v", img)
+	}
+	data := encode(t, img)
+	got, err := dualwrite.ReadImageJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameImage(t, img, got)
+	again, err := c.c.Read(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(encode(t, again), data) {
+		t.Fatal("two reads of one tree write different bytes")
+	}
 }
