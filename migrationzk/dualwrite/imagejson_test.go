@@ -239,6 +239,8 @@ func TestReadImageJSONMalformed(t *testing.T) {
 		{`{"schema_version":1,"producer_id_block":[]}`, "producer_id_block", "cannot unmarshal"},
 		{`{"schema_version":1} {}`, "", `"{" after the object`},
 		{`{"schema_version":1,"topics":[}`, "topics", "invalid character"},
+		{`{"schema_version":1,"features":{"a":[1,}}`, "features", "invalid character"},
+		{`{"schema_version":1,"features":{"a":[1`, "features", "unexpected EOF"},
 	} {
 		_, err := dualwrite.ReadImageJSON(strings.NewReader(tc.doc))
 		var ie *dualwrite.ImageJSONError

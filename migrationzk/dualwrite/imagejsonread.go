@@ -204,11 +204,27 @@ func (d *imageDecoder) member() error {
 	case keyProducerIDBlock:
 		return d.producerID()
 	}
-	var skip json.RawMessage // a key of a later revision of this version
-	if err := d.dec.Decode(&skip); err != nil {
-		return d.fail(err)
+	return d.skip() // a key of a later revision of this version
+}
+
+// skip reads a value and drops it, a token at a time.
+func (d *imageDecoder) skip() error {
+	depth := 0
+	for {
+		tok, err := d.dec.Token()
+		if err != nil {
+			return d.fail(err)
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
 	}
-	return nil
 }
 
 // readList reads a list (or null, an empty one), adding each element with
