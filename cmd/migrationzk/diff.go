@@ -53,6 +53,8 @@ type unplannedDiff struct {
 	To   string `json:"to"`
 }
 
+// setupDiff returns what runs diff: two arguments, each an export file or
+// liveSide.
 func setupDiff(a *app, fs *flag.FlagSet) func(context.Context, []string) int {
 	return func(ctx context.Context, args []string) int {
 		if len(args) != 2 {

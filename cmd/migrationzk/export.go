@@ -10,6 +10,9 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
+// setupExport registers export's flag, --output FILE, and returns what
+// runs it: no arguments; "text" and "json" are refused as file names, the
+// global flag's values.
 func setupExport(a *app, fs *flag.FlagSet) func(context.Context, []string) int {
 	file := fs.String("output", "", "write the image to `file` (created with mode 0600, replaced whole) instead of stdout; the image is JSON whatever the global --output")
 	return func(ctx context.Context, args []string) int {

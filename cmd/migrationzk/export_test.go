@@ -288,6 +288,7 @@ func TestDiffErrors(t *testing.T) {
 		{"one-side", []string{"diff", v1}, "want two images, each an export file or \"live\", got 1 arguments"},
 		{"three-sides", []string{"diff", v1, v1, v1}, "got 3 arguments"},
 		{"export-args", []string{"export", "extra"}, "unexpected arguments: extra"},
+		{"export-output-format", []string{"export", "--output", "json"}, "--output names the file to write (the image is always JSON); for a file named json, say ./json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runBinary(t, nil, tc.args...)
