@@ -183,10 +183,13 @@ func errorText(err error) string {
 	return err.Error()
 }
 
-// printDiff prints a diff report as text: the plan, one change a line,
-// then the unplanned differences and the verdict.
+// printDiff prints a diff report as text: the cluster when a side is
+// live, the plan, one change a line, then the unplanned differences and
+// the verdict.
 func (a *app) printDiff(r diffReport, plan dualwrite.Plan) {
-	a.printHeader()
+	if r.From == liveSide || r.To == liveSide {
+		a.printHeader()
+	}
 	a.printf("From %s to %s:\n", r.From, r.To)
 	a.printf("%s", plan)
 	for _, u := range r.Unplanned {

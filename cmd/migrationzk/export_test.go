@@ -308,7 +308,11 @@ func TestDiffErrors(t *testing.T) {
 	if out.Command != "diff" || !strings.Contains(out.Error, "schema_version 2") {
 		t.Fatalf("json error: %+v", out)
 	}
-	wantCode(t, runBinary(t, nil, "diff", v1, "--", v1), exitOK)
+	r = runBinary(t, nil, "diff", v1, "--", v1)
+	wantCode(t, r, exitOK)
+	if r.stdout != "From "+v1+" to "+v1+":\nno changes\n\nEqual: "+v1+" holds what "+v1+" holds.\n" {
+		t.Fatalf("diff of two files: %s", r)
+	}
 	wantCode(t, runBinary(t, nil, "export", "--help"), exitOK)
 }
 
