@@ -156,6 +156,8 @@ func oneJSONObject(t *testing.T, s string, v any) {
 // checks that the export holds every domain as written, that --output
 // writes the same bytes as stdout to a file of mode 0600, and that a
 // wrong --root fails instead of exporting an empty cluster.
+// Fault: none; a topic config that does not decode, a partition without a
+// state.
 func TestExport(t *testing.T) {
 	srv := zktest.Start(t)
 	c, _ := seedExportCluster(t, srv, "export")
@@ -213,6 +215,7 @@ func (c *cluster) exportFile(dir, name string) string {
 // (equal, exit 0, both ways, text and JSON), then with the tree after one
 // change through the dualwrite vocabulary and one by hand (exit 1, the
 // plan naming each), and two exports of the same tree (equal).
+// Fault: none; a topic config that does not decode, then repaired.
 func TestDiff(t *testing.T) {
 	srv := zktest.Start(t)
 	c, m := seedExportCluster(t, srv, "diff")
@@ -264,6 +267,8 @@ func TestDiff(t *testing.T) {
 // --output json, when a side cannot be read: an export of schema version
 // 2, a file that is not an export, a missing file, an unreachable
 // cluster; and that its arguments are checked.
+// Fault: ZooKeeper unreachable (nothing listens on the port); files of
+// another schema version, without one, truncated, missing.
 func TestDiffErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) string {
@@ -319,6 +324,7 @@ func TestDiffErrors(t *testing.T) {
 // TestExportProgress checks that export and a live diff draw the read's
 // progress bar on stderr when it is a terminal, and only then, keeping
 // stdout clean.
+// Fault: none.
 func TestExportProgress(t *testing.T) {
 	srv := zktest.Start(t)
 	c := newCluster(t, srv, srv.Connect(t), "progress")
