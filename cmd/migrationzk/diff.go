@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 )
@@ -27,8 +28,8 @@ type diffReport struct {
 	// apply them.
 	Changes []dualwrite.Change           `json:"changes"`
 	Counts  map[dualwrite.ChangeKind]int `json:"counts"`
-	// Skipped are the znodes From holds that do not decode, which the
-	// changes leave alone.
+	// Skipped are the znodes that do not decode in either image, which
+	// the changes leave alone.
 	Skipped []undecodableView `json:"skipped"`
 	// Unplanned are the differences no change makes.
 	Unplanned []unplannedDiff `json:"unplanned"`
@@ -101,7 +102,7 @@ func (a *app) loadImage(ctx context.Context, side string) (dualwrite.Image, erro
 // diffImages compares two images: the report, and the plan that makes
 // imgFrom into imgTo.
 func (a *app) diffImages(from, to string, imgFrom, imgTo dualwrite.Image) (diffReport, dualwrite.Plan) {
-	plan := withoutStatelessUpdates(dualwrite.Diff(imgFrom, imgTo), imgFrom, imgTo)
+	plan := withoutStatelessUpdates(dualwrite.Diff(withUndecodableOf(imgFrom, imgTo), imgTo), imgFrom, imgTo)
 	r := diffReport{header: a.header(), From: from, To: to, Changes: plan.Changes, Counts: plan.Counts(),
 		Skipped: []undecodableView{}, Unplanned: unplanned(imgFrom, imgTo)}
 	if r.Changes == nil {
@@ -112,6 +113,23 @@ func (a *app) diffImages(from, to string, imgFrom, imgTo dualwrite.Image) (diffR
 	}
 	r.Equal = plan.Empty() && len(r.Unplanned) == 0
 	return r, plan
+}
+
+// withUndecodableOf returns from with the undecodable znodes of to added
+// to its own, each path once, so that Diff leaves alone the znodes that do
+// not decode in either image: what differs there no change makes.
+func withUndecodableOf(from, to dualwrite.Image) dualwrite.Image {
+	seen := map[string]bool{}
+	var all []dualwrite.UndecodableZnode
+	for _, u := range append(slices.Clone(from.Undecodable), to.Undecodable...) {
+		if !seen[u.Path] {
+			seen[u.Path] = true
+			all = append(all, u)
+		}
+	}
+	slices.SortFunc(all, func(a, b dualwrite.UndecodableZnode) int { return strings.Compare(a.Path, b.Path) })
+	from.Undecodable = all
+	return from
 }
 
 // withoutStatelessUpdates drops from plan the state updates of

@@ -255,12 +255,19 @@ func TestDiff(t *testing.T) {
 	if _, err := c.admin.Set(c.root+znode.PartitionStatePath("orders", 0), st.Encode(), -1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.admin.Set(c.root+"/config/topics/broken", znode.Config{}.Encode(), -1); err != nil {
+	if _, err := c.admin.Set(c.root+"/config/topics/broken", znode.Config{"cleanup.policy": "compact"}.Encode(), -1); err != nil {
 		t.Fatal(err)
 	}
 	r = c.run("diff", before, "live")
 	wantCode(t, r, exitProblem)
 	wantOutput(t, r, "update-partitions orders partitions [0]\n", `unplanned undecodable /config/topics/broken: from "decode`, ", to decodable\n")
+	// The other way, the config that decodes only in A is not deleted.
+	r = c.run("diff", "live", before)
+	wantCode(t, r, exitProblem)
+	wantOutput(t, r, "unplanned undecodable /config/topics/broken: from decodable, to \"decode", "skipped /config/topics/broken: ")
+	if strings.Contains(r.stdout, "delete-configs") {
+		t.Fatalf("diff plans the delete of a znode B holds undecodable:\n%s", r)
+	}
 }
 
 // TestDiffErrors checks that diff exits 2, with one JSON object under
