@@ -250,7 +250,16 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("diff json after a config change: %+v\n%s", out, r)
 	}
 
-	// By hand: a partition's leader moves, the broken config is repaired.
+	diffAfterHandChanges(t, c, before)
+}
+
+// diffAfterHandChanges moves a partition's leader and repairs the config
+// that did not decode, by hand, and diffs the export before with the live
+// tree both ways: the plan names the partition; the repaired config is an
+// unplanned difference, and diff plans no delete of it when only B fails
+// to decode it.
+func diffAfterHandChanges(t *testing.T, c *cluster, before string) {
+	t.Helper()
 	st := znode.PartitionState{ControllerEpoch: 7, Leader: 2, LeaderEpoch: 3, ISR: []int32{1, 2}}
 	if _, err := c.admin.Set(c.root+znode.PartitionStatePath("orders", 0), st.Encode(), -1); err != nil {
 		t.Fatal(err)
@@ -258,7 +267,7 @@ func TestDiff(t *testing.T) {
 	if _, err := c.admin.Set(c.root+"/config/topics/broken", znode.Config{"cleanup.policy": "compact"}.Encode(), -1); err != nil {
 		t.Fatal(err)
 	}
-	r = c.run("diff", before, "live")
+	r := c.run("diff", before, "live")
 	wantCode(t, r, exitProblem)
 	wantOutput(t, r, "update-partitions orders partitions [0]\n", `unplanned undecodable /config/topics/broken: from "decode`, ", to decodable\n")
 	// The other way, the config that decodes only in A is not deleted.
@@ -270,6 +279,16 @@ func TestDiff(t *testing.T) {
 	}
 }
 
+// writeFile writes data to the file name of dir and returns its path.
+func writeFile(t *testing.T, dir, name, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestDiffErrors checks that diff exits 2, with one JSON object under
 // --output json, when a side cannot be read: an export of schema version
 // 2, a file that is not an export, a missing file, an unreachable
@@ -278,13 +297,7 @@ func TestDiff(t *testing.T) {
 // another schema version, without one, truncated, missing.
 func TestDiffErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, data string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	v1 := write("v1.json", "{\"schema_version\": 1}\n")
 	v2 := write("v2.json", "{\"schema_version\": 2, \"topics\": []}\n")
 	for _, tc := range []struct {
