@@ -20,12 +20,13 @@ func (e usageError) Unwrap() error { return e.err }
 
 // outputIn returns the value of the last --output flag in args, "text"
 // when there is none, so that errors found while parsing args come out in
-// the format asked for.
+// the format asked for. After export, whose --output names its file, only
+// the flags before it count.
 func outputIn(args []string) string {
 	out := "text"
 	for i, arg := range args {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		if arg == "--" {
+		if arg == "--" || arg == "export" {
 			break
 		}
 		if !strings.HasPrefix(arg, "-") || name != "output" {

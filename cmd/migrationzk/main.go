@@ -12,6 +12,8 @@
 //	rollback-check         the partitions a rollback to ZooKeeper mode would leave offline
 //	rollback-fix           raise /controller_epoch and force a controller election (dry run unless --apply)
 //	repair-null-migration  replace a null /migration with the initial state (dry run unless --apply)
+//	export                 write everything the migration mirrors into ZooKeeper as a JSON image
+//	diff A B               compare two images, each an export file or live (exit 1 when they differ)
 //
 // Global flags, accepted before or after the command:
 //
@@ -126,9 +128,14 @@ type globals struct {
 type command struct {
 	name    string
 	summary string
+	args    string // extra usage after the flags
 	// setup registers the command's own flags and returns what runs it
 	// with a client holding a session.
 	setup func(a *app, fs *flag.FlagSet) func(ctx context.Context, conn *zk.Conn) int
+	// setupArgs, set instead of setup, registers the command's own flags
+	// and returns what runs it with its arguments; it connects to
+	// ZooKeeper only if it needs to (see runWithArgs).
+	setupArgs func(a *app, fs *flag.FlagSet) func(ctx context.Context, args []string) int
 }
 
 func commands() []command {
@@ -137,6 +144,8 @@ func commands() []command {
 		{name: "rollback-check", summary: "the partitions a rollback to ZooKeeper mode would leave offline", setup: setupRollbackCheck},
 		{name: "rollback-fix", summary: "raise /controller_epoch and force a controller election (dry run unless --apply)", setup: setupRollbackFix},
 		{name: "repair-null-migration", summary: "replace a null /migration with the initial state (dry run unless --apply)", setup: setupRepair},
+		{name: "export", summary: "write everything the migration mirrors into ZooKeeper as a JSON image", setupArgs: setupExport},
+		{name: "diff", summary: "compare two images, each an export file or live (exit 1 when they differ)", args: "A B", setupArgs: setupDiff},
 	}
 }
 
@@ -167,6 +176,9 @@ func (a *app) runArgs(args []string) int {
 	cmd, rest, code, ok := a.parseTop(args)
 	if !ok {
 		return code
+	}
+	if cmd.setupArgs != nil {
+		return a.runWithArgs(cmd, rest)
 	}
 	a.cmd = cmd.name
 	exec, code, ok := a.parseCommand(cmd, rest)

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
+)
+
+// liveSide is the diff argument naming the cluster given by --zk and
+// --root; a file of that name is ./live.
+const liveSide = "live"
+
+// diffReport is the output of diff.
+type diffReport struct {
+	header
+	// From and To are the sides as given: an export file or "live".
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Equal is true when nothing differs: no changes and no unplanned
+	// differences.
+	Equal bool `json:"equal"`
+	// Changes are the changes that make From into To, as Sync would
+	// apply them.
+	Changes []dualwrite.Change           `json:"changes"`
+	Counts  map[dualwrite.ChangeKind]int `json:"counts"`
+	// Skipped are the znodes that do not decode in either image, which
+	// the changes leave alone.
+	Skipped []undecodableView `json:"skipped"`
+	// Unplanned are the differences no change makes.
+	Unplanned []unplannedDiff `json:"unplanned"`
+}
+
+// undecodableView is a znode whose data does not decode.
+type undecodableView struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// unplannedDiff is a difference no change of a plan makes: a znode that
+// does not decode on one side, or does not decode alike on both; or a
+// producer id block only From holds (the migration never deletes it).
+type unplannedDiff struct {
+	// Kind is "undecodable" or "producer-id-block".
+	Kind    string `json:"kind"`
+	Subject string `json:"subject"`
+	// From and To say what each side holds: an undecodable znode's
+	// error, "" where it decodes; a producer id block, "none" for none.
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// setupDiff returns what runs diff: two arguments, each an export file or
+// liveSide.
+func setupDiff(a *app, fs *flag.FlagSet) func(context.Context, []string) int {
+	return func(ctx context.Context, args []string) int {
+		if len(args) != 2 {
+			fmt.Fprintf(a.stderr, "migrationzk diff: want two images, each an export file or %q, got %d arguments\n", liveSide, len(args))
+			return exitError
+		}
+		return a.diff(ctx, args[0], args[1])
+	}
+}
+
+// diff compares the images from and to: exit 0 when equal, 1 when they
+// differ, 2 when either cannot be read.
+func (a *app) diff(ctx context.Context, from, to string) int {
+	imgFrom, err := a.loadImage(ctx, from)
+	if err != nil {
+		return a.fail(err)
+	}
+	imgTo, err := a.loadImage(ctx, to)
+	if err != nil {
+		return a.fail(err)
+	}
+	r, plan := a.diffImages(from, to, imgFrom, imgTo)
+	code := exitOK
+	if !r.Equal {
+		code = exitProblem
+	}
+	if a.json() {
+		a.emitJSON(r)
+	} else {
+		a.printDiff(r, plan)
+	}
+	return code
+}
+
+// loadImage reads the image side names: the live cluster, or an export
+// file.
+func (a *app) loadImage(ctx context.Context, side string) (dualwrite.Image, error) {
+	if side == liveSide {
+		return a.readLive(ctx)
+	}
+	return readImageFile(side)
+}
+
+// diffImages compares two images: the report, and the plan that makes
+// imgFrom into imgTo.
+func (a *app) diffImages(from, to string, imgFrom, imgTo dualwrite.Image) (diffReport, dualwrite.Plan) {
+	plan := withoutStatelessUpdates(dualwrite.Diff(withUndecodableOf(imgFrom, imgTo), imgTo), imgFrom, imgTo)
+	r := diffReport{header: a.header(), From: from, To: to, Changes: plan.Changes, Counts: plan.Counts(),
+		Skipped: []undecodableView{}, Unplanned: unplanned(imgFrom, imgTo)}
+	if r.Changes == nil {
+		r.Changes = []dualwrite.Change{}
+	}
+	for _, s := range plan.Skipped {
+		r.Skipped = append(r.Skipped, undecodableView{Path: s.Path, Error: errorText(s.Err)})
+	}
+	r.Equal = plan.Empty() && len(r.Unplanned) == 0
+	return r, plan
+}
+
+// withUndecodableOf returns from with the undecodable znodes of to added
+// to its own, each path once, so that Diff leaves alone the znodes that do
+// not decode in either image: what differs there no change makes.
+func withUndecodableOf(from, to dualwrite.Image) dualwrite.Image {
+	seen := map[string]bool{}
+	var all []dualwrite.UndecodableZnode
+	for _, u := range append(slices.Clone(from.Undecodable), to.Undecodable...) {
+		if !seen[u.Path] {
+			seen[u.Path] = true
+			all = append(all, u)
+		}
+	}
+	slices.SortFunc(all, func(a, b dualwrite.UndecodableZnode) int { return strings.Compare(a.Path, b.Path) })
+	from.Undecodable = all
+	return from
+}
+
+// withoutStatelessUpdates drops from plan the state updates of
+// partitions neither image holds a state for: Diff plans a state written
+// for each, yet writing one would not make from into to.
+func withoutStatelessUpdates(plan dualwrite.Plan, from, to dualwrite.Image) dualwrite.Plan {
+	out := dualwrite.Plan{Skipped: plan.Skipped}
+	for _, c := range plan.Changes {
+		if c.Kind == dualwrite.ChangeUpdatePartitions {
+			c.Partitions = slices.DeleteFunc(slices.Clone(c.Partitions), func(id int32) bool {
+				return !hasState(from, c.Subject, id) && !hasState(to, c.Subject, id)
+			})
+			if len(c.Partitions) == 0 {
+				continue
+			}
+		}
+		out.Changes = append(out.Changes, c)
+	}
+	return out
+}
+
+// hasState reports whether img holds a state for a partition, or does not
+// hold the partition.
+func hasState(img dualwrite.Image, topic string, id int32) bool {
+	p, ok := img.Topics[topic].Partitions[id]
+	return !ok || p.HasState()
+}
+
+// unplanned lists the differences between from and to that no change
+// makes.
+func unplanned(from, to dualwrite.Image) []unplannedDiff {
+	errsFrom, errsTo := undecodableErrors(from), undecodableErrors(to)
+	paths := map[string]bool{}
+	for p := range errsFrom {
+		paths[p] = true
+	}
+	for p := range errsTo {
+		paths[p] = true
+	}
+	out := []unplannedDiff{}
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		if errsFrom[p] != errsTo[p] {
+			out = append(out, unplannedDiff{Kind: "undecodable", Subject: p, From: errsFrom[p], To: errsTo[p]})
+		}
+	}
+	if from.ProducerIDBlock != nil && to.ProducerIDBlock == nil {
+		b := from.ProducerIDBlock
+		out = append(out, unplannedDiff{Kind: "producer-id-block", Subject: "/latest_producer_id_block",
+			From: fmt.Sprintf("[%d, %d] of broker %d", b.BlockStart, b.BlockEnd, b.BrokerID), To: "none"})
+	}
+	return out
+}
+
+// undecodableErrors returns the errors of img's undecodable znodes by
+// path.
+func undecodableErrors(img dualwrite.Image) map[string]string {
+	out := make(map[string]string, len(img.Undecodable))
+	for _, u := range img.Undecodable {
+		out[u.Path] = errorText(u.Err)
+	}
+	return out
+}
+
+// errorText is err's text, "undecodable" for a nil error.
+func errorText(err error) string {
+	if err == nil {
+		return "undecodable"
+	}
+	return err.Error()
+}
+
+// printDiff prints a diff report as text: the cluster when a side is
+// live, the plan, one change a line, then the unplanned differences and
+// the verdict.
+func (a *app) printDiff(r diffReport, plan dualwrite.Plan) {
+	if r.From == liveSide || r.To == liveSide {
+		a.printHeader()
+	}
+	a.printf("From %s to %s:\n", r.From, r.To)
+	a.printf("%s", plan)
+	for _, u := range r.Unplanned {
+		a.printf("unplanned %s %s: from %s, to %s\n", u.Kind, u.Subject, describeSide(u.From), describeSide(u.To))
+	}
+	if r.Equal {
+		a.printf("\nEqual: %s holds what %s holds.\n", r.To, r.From)
+		return
+	}
+	a.printf("\nDifferent: %s to make %s into %s, %s no change makes.\n",
+		pluralVerb(len(r.Changes), "change", "changes"), r.From, r.To, pluralVerb(len(r.Unplanned), "difference", "differences"))
+}
+
+// describeSide quotes what a side holds for an unplanned difference.
+func describeSide(s string) string {
+	if s == "" {
+		return "decodable"
+	}
+	return fmt.Sprintf("%q", s)
+}

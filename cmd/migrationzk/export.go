@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// setupExport registers export's flag, --output FILE, and returns what
+// runs it: no arguments; "text" and "json" are refused as file names, the
+// global flag's values.
+func setupExport(a *app, fs *flag.FlagSet) func(context.Context, []string) int {
+	file := fs.String("output", "", "write the image to `file` (created with mode 0600, replaced whole) instead of stdout; the image is JSON whatever the global --output")
+	return func(ctx context.Context, args []string) int {
+		if a.noArgs("export", args) {
+			return exitError
+		}
+		if *file == "text" || *file == "json" {
+			fmt.Fprintf(a.stderr, "migrationzk export: --output names the file to write (the image is always JSON); for a file named %s, say ./%s\n", *file, *file)
+			return exitError
+		}
+		return a.export(ctx, *file)
+	}
+}
+
+// export reads the live tree and writes its image to file, or stdout when
+// file is "". Only a complete image is written; on a failure to read
+// nothing is.
+func (a *app) export(ctx context.Context, file string) int {
+	img, err := a.readLive(ctx)
+	if err != nil {
+		a.warn(err)
+		return exitError
+	}
+	if file == "" {
+		if err := img.WriteJSON(a.stdout); err != nil {
+			a.warn(fmt.Errorf("write the image: %w", err))
+			return exitError
+		}
+		return exitOK
+	}
+	if err := writeImageFile(file, img); err != nil {
+		a.warn(err)
+		return exitError
+	}
+	fmt.Fprintf(a.stderr, "migrationzk export: wrote %s: %s, %s, %s undecodable\n", file,
+		pluralVerb(len(img.Topics), "topic", "topics"), pluralVerb(countPartitions(img), "partition", "partitions"), commas(len(img.Undecodable)))
+	return exitOK
+}
+
+// countPartitions counts the partitions of img's topics.
+func countPartitions(img dualwrite.Image) int {
+	n := 0
+	for _, t := range img.Topics {
+		n += len(t.Partitions)
+	}
+	return n
+}
+
+// checkTopicsPath fails unless /brokers/topics exists under the root: a wrong
+// --root would read as an empty cluster.
+func (a *app) checkTopicsPath(ctx context.Context, w *migrationzk.Writer) error {
+	sctx, cancel := a.step(ctx)
+	defer cancel()
+	zs, err := w.Read(sctx, znode.TopicsPath)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", a.path(znode.TopicsPath), err)
+	}
+	if !zs[0].Exists {
+		return fmt.Errorf("%s does not exist: is --root right? (Kafka's chroot, such as /kafka)", a.path(znode.TopicsPath))
+	}
+	return nil
+}
+
+// rootName names the cluster read, for messages.
+func (a *app) rootName() string {
+	return strings.Join(a.servers(), ",") + a.g.root
+}
+
+// readBar draws Read's progress on a terminal, the bar started at the
+// first report, which brings the number of topics.
+type readBar struct {
+	a   *app
+	bar *progress
+}
+
+// update shows p.
+func (b *readBar) update(p dualwrite.ReadProgress) {
+	if !b.a.tty {
+		return
+	}
+	if b.bar == nil {
+		b.bar = startProgress(b.a.stderr, p.TopicsTotal)
+	}
+	b.bar.listed.Store(int64(p.Topics))
+	b.bar.partitions.Store(int64(p.Partitions))
+}
+
+// finish clears the bar, if one was drawn.
+func (b *readBar) finish() {
+	if b.bar != nil {
+		b.bar.finish()
+		b.bar = nil
+	}
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
+)
+
+// writeImageFile writes img's JSON to a temporary file beside path, mode
+// 0600 (the image holds SCRAM credentials), and renames it to path once
+// complete, so that path never holds part of an image.
+func writeImageFile(path string, img dualwrite.Image) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write the image: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := img.WriteJSON(tmp); err != nil {
+		return fmt.Errorf("write the image to %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write the image to %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write the image to %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write the image: %w", err)
+	}
+	return nil
+}
+
+// readImageFile reads the image an export wrote to path.
+func readImageFile(path string) (dualwrite.Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return dualwrite.Image{}, fmt.Errorf("read the image: %w", err)
+	}
+	defer f.Close()
+	img, err := dualwrite.ReadImageJSON(bufio.NewReader(f))
+	var sv *dualwrite.SchemaVersionError
+	switch {
+	case errors.As(err, &sv):
+		return dualwrite.Image{}, fmt.Errorf("%s: %w (written by another version of migrationzk?)", path, err)
+	case err != nil:
+		return dualwrite.Image{}, fmt.Errorf("%s: not an image export: %w", path, err)
+	}
+	return img, nil
+}

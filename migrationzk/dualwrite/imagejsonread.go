@@ -1,0 +1,271 @@
+package dualwrite
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// SchemaVersionError is ReadImageJSON's error for an image JSON whose
+// schema_version is not ImageSchemaVersion, or that does not start with
+// one.
+type SchemaVersionError struct {
+	// Found is the JSON text of the schema_version found, such as "2";
+	// "" when the object does not start with one.
+	Found string
+}
+
+func (e *SchemaVersionError) Error() string {
+	if e.Found == "" {
+		return fmt.Sprintf("dualwrite: image JSON: no %q as the first key (this reads version %d)", keySchemaVersion, ImageSchemaVersion)
+	}
+	found := e.Found
+	if len(found) > 40 {
+		found = found[:40] + "..."
+	}
+	return fmt.Sprintf("dualwrite: image JSON: %s %s, this reads version %d", keySchemaVersion, found, ImageSchemaVersion)
+}
+
+// ImageJSONError is ReadImageJSON's error for input that is not an image
+// JSON: malformed or truncated JSON, a value of the wrong type, an entry
+// twice in one domain. It unwraps to the cause (io.ErrUnexpectedEOF for
+// truncated input, a *json.SyntaxError, a *znode.DecodeError for a bad
+// topic id...).
+type ImageJSONError struct {
+	// Offset is the byte offset in the input after the last value read
+	// whole: where the faulty value starts, or an offset in it.
+	Offset int64
+	// Where is the part being read, such as "topics[3]"; "" for the
+	// top-level object.
+	Where string
+	Err   error
+}
+
+func (e *ImageJSONError) Error() string {
+	where := ""
+	if e.Where != "" {
+		where = " " + e.Where
+	}
+	return fmt.Sprintf("dualwrite: image JSON at byte %d%s: %v", e.Offset, where, e.Err)
+}
+
+func (e *ImageJSONError) Unwrap() error { return e.Err }
+
+// errDuplicate is the cause of an ImageJSONError for an entry twice in a
+// domain.
+var errDuplicate = errors.New("duplicate entry")
+
+// ReadImageJSON reads an Image written by WriteJSON from r, a domain
+// element at a time. The object must start with "schema_version":
+// ImageSchemaVersion, else the error is a *SchemaVersionError; keys it
+// does not know are skipped, missing domains are empty. Anything else
+// wrong with the input, including data after the object, is an
+// *ImageJSONError. An undecodable znode's Err is an error with the text
+// the export recorded (nil for ""); an empty undecodable list reads as
+// nil. It never panics.
+func ReadImageJSON(r io.Reader) (Image, error) {
+	d := &imageDecoder{dec: json.NewDecoder(r), img: NewImage(), seen: map[string]bool{}}
+	if err := d.object(); err != nil {
+		return Image{}, err
+	}
+	return d.img, nil
+}
+
+// imageDecoder reads an Image from JSON tokens.
+type imageDecoder struct {
+	dec   *json.Decoder
+	img   Image
+	where string
+	seen  map[string]bool // top-level keys read
+}
+
+// fail returns an *ImageJSONError at the current offset; io.EOF becomes
+// io.ErrUnexpectedEOF.
+func (d *imageDecoder) fail(err error) error {
+	var sv *SchemaVersionError
+	var ie *ImageJSONError
+	if errors.As(err, &sv) || errors.As(err, &ie) {
+		return err
+	}
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return &ImageJSONError{Offset: d.dec.InputOffset(), Where: d.where, Err: err}
+}
+
+// delim reads the delimiter want.
+func (d *imageDecoder) delim(want json.Delim) error {
+	tok, err := d.dec.Token()
+	if err != nil {
+		return d.fail(err)
+	}
+	if got, ok := tok.(json.Delim); !ok || got != want {
+		return d.fail(fmt.Errorf("got %s, want %q", describeToken(tok), string(want)))
+	}
+	return nil
+}
+
+// describeToken names a JSON token for an error.
+func describeToken(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		return strconv.Quote(string(v))
+	case string:
+		return "string " + strconv.Quote(v)
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T %v", tok, tok)
+}
+
+// object reads the top-level object and checks that nothing follows it.
+func (d *imageDecoder) object() error {
+	if err := d.delim('{'); err != nil {
+		return err
+	}
+	if err := d.schemaVersion(); err != nil {
+		return err
+	}
+	for d.dec.More() {
+		if err := d.member(); err != nil {
+			return err
+		}
+	}
+	d.where = ""
+	if err := d.delim('}'); err != nil {
+		return err
+	}
+	if tok, err := d.dec.Token(); !errors.Is(err, io.EOF) {
+		if err == nil {
+			err = fmt.Errorf("%s after the object", describeToken(tok))
+		}
+		return d.fail(err)
+	}
+	return nil
+}
+
+// schemaVersion reads the first member, which must be the schema version
+// this reads.
+func (d *imageDecoder) schemaVersion() error {
+	if !d.dec.More() {
+		return &SchemaVersionError{}
+	}
+	tok, err := d.dec.Token()
+	if err != nil {
+		return d.fail(err)
+	}
+	if tok != keySchemaVersion {
+		return &SchemaVersionError{}
+	}
+	var raw json.RawMessage
+	if err := d.dec.Decode(&raw); err != nil {
+		return d.fail(err)
+	}
+	if string(raw) != strconv.Itoa(ImageSchemaVersion) {
+		return &SchemaVersionError{Found: string(raw)}
+	}
+	return nil
+}
+
+// member reads one member of the top-level object after the version.
+func (d *imageDecoder) member() error {
+	d.where = ""
+	tok, err := d.dec.Token()
+	if err != nil {
+		return d.fail(err)
+	}
+	key, _ := tok.(string) // a key is always a string
+	d.where = key
+	if d.seen[key] {
+		return d.fail(fmt.Errorf("%w: key %q twice", errDuplicate, key))
+	}
+	d.seen[key] = true
+	switch key {
+	case keySchemaVersion:
+		return d.fail(fmt.Errorf("%w: key %q twice", errDuplicate, key))
+	case keyTopics:
+		return readList(d, d.addTopic)
+	case keyConfigs:
+		return readList(d, d.addConfig)
+	case keyClientQuotas:
+		return readList(d, d.addQuota)
+	case keyScram:
+		return readList(d, d.addScram)
+	case keyACLs:
+		return readList(d, d.addACLs)
+	case keyDelegationTokens:
+		return readList(d, d.addToken)
+	case keyUndecodable:
+		return readList(d, d.addUndecodable)
+	case keyProducerIDBlock:
+		return d.producerID()
+	}
+	return d.skip() // a key of a later revision of this version
+}
+
+// skip reads a value and drops it, a token at a time.
+func (d *imageDecoder) skip() error {
+	depth := 0
+	for {
+		tok, err := d.dec.Token()
+		if err != nil {
+			return d.fail(err)
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// readList reads a list (or null, an empty one), adding each element with
+// add.
+func readList[T any](d *imageDecoder, add func(T) error) error {
+	key := d.where
+	tok, err := d.dec.Token()
+	if err != nil {
+		return d.fail(err)
+	}
+	if tok == nil {
+		return nil
+	}
+	if got, ok := tok.(json.Delim); !ok || got != '[' {
+		return d.fail(fmt.Errorf("got %s, want a list", describeToken(tok)))
+	}
+	for i := 0; d.dec.More(); i++ {
+		d.where = fmt.Sprintf("%s[%d]", key, i)
+		var elem *T
+		if err := d.dec.Decode(&elem); err != nil {
+			return d.fail(err)
+		}
+		if elem == nil {
+			return d.fail(errors.New("null element"))
+		}
+		if err := add(*elem); err != nil {
+			return d.fail(err)
+		}
+	}
+	d.where = key
+	return d.delim(']')
+}
+
+// producerID reads the producer id block, null for none.
+func (d *imageDecoder) producerID() error {
+	var b *producerIDJSON
+	if err := d.dec.Decode(&b); err != nil {
+		return d.fail(err)
+	}
+	if b != nil {
+		d.img.ProducerIDBlock = &znode.ProducerIDBlock{BrokerID: b.BrokerID, BlockStart: b.BlockStart, BlockEnd: b.BlockEnd}
+	}
+	return nil
+}
