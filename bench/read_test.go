@@ -1,0 +1,187 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// BenchmarkRead's tree: readTopics topics of topicSize partitions.
+const readTopics = 1000
+
+// readInFlight is the bound on reads in flight that migrationzk.Writer's
+// Read and Children keep (migrationzk's maxReadsInFlight); the raw reads
+// compared with them keep the same.
+const readInFlight = 64
+
+// seedInFlight is how many topics' multis seedTopics keeps in flight.
+const seedInFlight = 8
+
+// seedTopics creates n topics of topicSize partitions, named prefix-0,
+// prefix-1 and so on, under e's root as Kafka's createTopic leaves them
+// (newTopicCreates: the topic, its config, its partitions znode, each
+// partition and its state), each topic in one multi, seedInFlight multis
+// in flight. e's Writer must have created the top-level paths.
+func seedTopics(tb testing.TB, admin *zk.Conn, e *env, prefix string, n int) {
+	tb.Helper()
+	acl := worldACL()
+	err := inFlight(n, seedInFlight, func(t int) error {
+		c := newTopicCreates(newTopic(fmt.Sprintf("%s-%d", prefix, t), topicSize), e.s.KRaftControllerEpoch)
+		reqs := make([]interface{}, len(c.paths))
+		for i, p := range c.paths {
+			reqs[i] = &zk.CreateRequest{Path: e.p(p), Data: c.data[i], Acl: acl}
+		}
+		_, err := admin.Multi(reqs...)
+		return err
+	})
+	if err != nil {
+		tb.Fatalf("seeding %d topics: %v", n, err)
+	}
+}
+
+// inFlight runs fn(0) to fn(n-1) on depth goroutines and returns the first
+// error.
+func inFlight(n, depth int, fn func(i int) error) error {
+	next := make(chan int)
+	errs := make(chan error, depth)
+	var wg sync.WaitGroup
+	for w := 0; w < depth; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var first error
+			for i := range next {
+				if err := fn(i); err != nil && first == nil {
+					first = fmt.Errorf("item %d: %w", i, err)
+				}
+			}
+			errs <- first
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rawRead makes the reads dualwrite's Read makes of a tree of topics, with
+// the bare client, readInFlight at a time and nothing decoded: the
+// listing of the topics, each topic's znode and its partitions' listing,
+// each partition's state, then the listing of the topic configs and each
+// config. It leaves out the listings of the other config, ACL and token
+// directories and the producer id block, a dozen requests for the missing
+// znodes of this tree. It returns how many states it read.
+func rawRead(conn *zk.Conn, root string) (int, error) {
+	topics, _, err := conn.Children(root + znode.TopicsPath)
+	if err != nil {
+		return 0, err
+	}
+	lists := make([][]string, len(topics))
+	err = inFlight(2*len(topics), readInFlight, func(i int) error {
+		name := topics[i/2]
+		if i%2 == 0 {
+			_, _, err := conn.Get(root + znode.TopicPath(name))
+			return err
+		}
+		lists[i/2], _, err = conn.Children(root + znode.TopicPartitionsPath(name))
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	var states []string
+	for i, name := range topics {
+		for _, p := range lists[i] {
+			states = append(states, root+znode.TopicPartitionsPath(name)+"/"+p+"/state")
+		}
+	}
+	if err := rawGets(conn, states); err != nil {
+		return 0, err
+	}
+	return len(states), rawConfigs(conn, root+znode.ConfigRootPath+"/"+znode.EntityTopics)
+}
+
+// rawGets gets every path, readInFlight at a time.
+func rawGets(conn *zk.Conn, paths []string) error {
+	return inFlight(len(paths), readInFlight, func(i int) error {
+		_, _, err := conn.Get(paths[i])
+		return err
+	})
+}
+
+// rawConfigs lists the config directory dir and gets each config in it.
+func rawConfigs(conn *zk.Conn, dir string) error {
+	names, _, err := conn.Children(dir)
+	if err != nil {
+		return err
+	}
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = dir + "/" + n
+	}
+	return rawGets(conn, paths)
+}
+
+// readImage reads e's tree with c and fails unless it holds partitions
+// partition states.
+func readImage(tb testing.TB, c *dualwrite.Client, partitions int) dualwrite.Image {
+	tb.Helper()
+	img, err := c.Read(context.Background(), nil)
+	if err != nil {
+		tb.Fatalf("Read: %v", err)
+	}
+	n := 0
+	for _, t := range img.Topics {
+		n += len(t.Partitions)
+	}
+	if n != partitions || len(img.Undecodable) > 0 {
+		tb.Fatalf("Read found %d partitions (%d undecodable), want %d", n, len(img.Undecodable), partitions)
+	}
+	return img
+}
+
+// BenchmarkRead reads a tree of 1,000 topics of 100 partitions (100,000
+// partition states, seeded once, outside the timings) with
+// dualwrite.Client.Read, and makes the same reads with the bare client on
+// the same connection, readInFlight in flight (rawRead): the floor of
+// what a read of the tree costs on this server. The two take turns, in
+// rotating order.
+func BenchmarkRead(b *testing.B) {
+	srv := zktest.Start(b)
+	admin := srv.Connect(b)
+	e := newTopicEnv(b, srv, admin, "read")
+	seedTopics(b, admin, e, "topic", readTopics)
+	c := dualwrite.New(e.w)
+	partitions := readTopics * topicSize
+	b.Run(fmt.Sprintf("partitions=%d", partitions), func(b *testing.B) {
+		smp := newSamples(b.N, "read", "raw")
+		for i := 0; i < b.N; i++ {
+			for _, k := range order(i, 2) {
+				start := time.Now()
+				if k == 0 {
+					readImage(b, c, partitions)
+				} else if n, err := rawRead(e.conn, e.root); err != nil || n != partitions {
+					b.Fatalf("raw read: %d states, %v", n, err)
+				}
+				smp.add(k, time.Since(start))
+			}
+		}
+		smp.report(b, [2]int{0, 1})
+	})
+}
