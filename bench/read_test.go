@@ -139,10 +139,11 @@ func rawConfigs(conn *zk.Conn, dir string) error {
 }
 
 // readImage reads e's tree with c and fails unless it holds partitions
-// partition states.
+// partitions, each with its state.
 func readImage(tb testing.TB, c *dualwrite.Client, partitions int) dualwrite.Image {
 	tb.Helper()
-	img, err := c.Read(context.Background(), nil)
+	var states int
+	img, err := c.Read(context.Background(), func(p dualwrite.ReadProgress) { states = p.Partitions })
 	if err != nil {
 		tb.Fatalf("Read: %v", err)
 	}
@@ -150,8 +151,8 @@ func readImage(tb testing.TB, c *dualwrite.Client, partitions int) dualwrite.Ima
 	for _, t := range img.Topics {
 		n += len(t.Partitions)
 	}
-	if n != partitions || len(img.Undecodable) > 0 {
-		tb.Fatalf("Read found %d partitions (%d undecodable), want %d", n, len(img.Undecodable), partitions)
+	if n != partitions || states != partitions || len(img.Undecodable) > 0 {
+		tb.Fatalf("Read found %d partitions, %d states (%d undecodable), want %d", n, states, len(img.Undecodable), partitions)
 	}
 	return img
 }
