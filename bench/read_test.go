@@ -162,7 +162,8 @@ func readImage(tb testing.TB, c *dualwrite.Client, partitions int) dualwrite.Ima
 // dualwrite.Client.Read, and makes the same reads with the bare client on
 // the same connection, readInFlight in flight (rawRead): the floor of
 // what a read of the tree costs on this server. The two take turns, in
-// rotating order.
+// rotating order. read-cpu-p50-us and raw-cpu-p50-us are the CPU time
+// the process spent in each, the client's side of the cost.
 func BenchmarkRead(b *testing.B) {
 	srv := zktest.Start(b)
 	admin := srv.Connect(b)
@@ -172,17 +173,20 @@ func BenchmarkRead(b *testing.B) {
 	partitions := readTopics * topicSize
 	b.Run(fmt.Sprintf("partitions=%d", partitions), func(b *testing.B) {
 		smp := newSamples(b.N, "read", "raw")
+		cpu := newSamples(b.N, "read-cpu", "raw-cpu")
 		for i := 0; i < b.N; i++ {
 			for _, k := range order(i, 2) {
-				start := time.Now()
+				start, startCPU := time.Now(), cpuTime()
 				if k == 0 {
 					readImage(b, c, partitions)
 				} else if n, err := rawRead(e.conn, e.root); err != nil || n != partitions {
 					b.Fatalf("raw read: %d states, %v", n, err)
 				}
 				smp.add(k, time.Since(start))
+				cpu.add(k, cpuTime()-startCPU)
 			}
 		}
 		smp.report(b, [2]int{0, 1})
+		cpu.report(b)
 	})
 }
