@@ -156,7 +156,9 @@ func planned(tb testing.TB, p dualwrite.Plan) int {
 // Batch, so its time is bounded by the sum of the other two:
 // sync/read+apply-p50-ratio. Each Sync must write exactly the changed
 // partitions' states and the checkpoint (sync-write-ops, counted on the
-// wire, a multi's ops one by one).
+// wire, a multi's ops one by one). sync-read-p50-us and
+// sync-apply-p50-us split Sync's time as its report does: its read, and
+// the rest (the diff and the Batch).
 func BenchmarkSync(b *testing.B) {
 	srv := zktest.Start(b)
 	admin := srv.Connect(b)
@@ -164,7 +166,7 @@ func BenchmarkSync(b *testing.B) {
 	seedTopics(b, admin, e, "topic", readTopics)
 	sb := newSyncBench(b, e, oc, readTopics)
 	b.Run(fmt.Sprintf("partitions=%d/changed=%d", readTopics*topicSize, readTopics), func(b *testing.B) {
-		smp := newSamples(b.N, "sync", "read", "apply", "read+apply")
+		smp := newSamples(b.N, "sync", "read", "apply", "read+apply", "sync-read", "sync-apply")
 		var syncOps writeOps
 		for i := 0; i < b.N; i++ {
 			for _, k := range order(i, 2) {
@@ -175,6 +177,8 @@ func BenchmarkSync(b *testing.B) {
 						b.Fatalf("Sync planned %d partitions, want %d", n, sb.topics)
 					}
 					smp.add(0, d)
+					smp.add(4, rep.ReadTime)
+					smp.add(5, rep.ApplyTime)
 					syncOps = w
 					continue
 				}
