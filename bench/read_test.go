@@ -117,6 +117,75 @@ func rawRead(conn *zk.Conn, root string) (int, error) {
 	return len(states), rawConfigs(conn, root+znode.ConfigRootPath+"/"+znode.EntityTopics)
 }
 
+// readPage is how many topics dualwrite's Read reads at once (its
+// topicsPerPage).
+const readPage = 500
+
+// rawPaged makes rawRead's reads in the waves dualwrite's Read makes
+// them: for each page of readPage topics, a sync then the topic znodes, a
+// sync then their partitions' listings, a sync then their states; then a
+// sync and the listing of the configs, a sync and the configs. A wave
+// starts when the one before it is answered.
+func rawPaged(conn *zk.Conn, root string) (int, error) {
+	topics, _, err := conn.Children(root + znode.TopicsPath)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for len(topics) > 0 {
+		page := topics[:min(len(topics), readPage)]
+		topics = topics[len(page):]
+		states, err := rawPage(conn, root, page)
+		if err != nil {
+			return 0, err
+		}
+		n += states
+	}
+	dir := root + znode.ConfigRootPath + "/" + znode.EntityTopics
+	if _, err := conn.Sync(dir); err != nil {
+		return 0, err
+	}
+	return n, rawConfigs(conn, dir)
+}
+
+// rawPage makes the three waves of rawPaged for one page of topics and
+// returns how many states it read.
+func rawPage(conn *zk.Conn, root string, page []string) (int, error) {
+	paths, lists := make([]string, len(page)), make([]string, len(page))
+	for i, name := range page {
+		paths[i], lists[i] = root+znode.TopicPath(name), root+znode.TopicPartitionsPath(name)
+	}
+	if err := rawSyncGets(conn, paths); err != nil {
+		return 0, err
+	}
+	if _, err := conn.Sync(lists[0]); err != nil {
+		return 0, err
+	}
+	names := make([][]string, len(lists))
+	err := inFlight(len(lists), readInFlight, func(i int) (err error) {
+		names[i], _, err = conn.Children(lists[i])
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	var states []string
+	for i, list := range lists {
+		for _, p := range names[i] {
+			states = append(states, list+"/"+p+"/state")
+		}
+	}
+	return len(states), rawSyncGets(conn, states)
+}
+
+// rawSyncGets syncs, then gets every path, readInFlight at a time.
+func rawSyncGets(conn *zk.Conn, paths []string) error {
+	if _, err := conn.Sync(paths[0]); err != nil {
+		return err
+	}
+	return rawGets(conn, paths)
+}
+
 // rawGets gets every path, readInFlight at a time.
 func rawGets(conn *zk.Conn, paths []string) error {
 	return inFlight(len(paths), readInFlight, func(i int) error {
@@ -157,13 +226,32 @@ func readImage(tb testing.TB, c *dualwrite.Client, partitions int) dualwrite.Ima
 	return img
 }
 
+// readVariant reads e's tree once, as BenchmarkRead's variant k: Read,
+// rawRead or rawPaged.
+func readVariant(tb testing.TB, k int, c *dualwrite.Client, e *env, partitions int) {
+	tb.Helper()
+	if k == 0 {
+		readImage(tb, c, partitions)
+		return
+	}
+	read := rawRead
+	if k == 2 {
+		read = rawPaged
+	}
+	if n, err := read(e.conn, e.root); err != nil || n != partitions {
+		tb.Fatalf("raw read (variant %d): %d states, %v", k, n, err)
+	}
+}
+
 // BenchmarkRead reads a tree of 1,000 topics of 100 partitions (100,000
 // partition states, seeded once, outside the timings) with
 // dualwrite.Client.Read, and makes the same reads with the bare client on
 // the same connection, readInFlight in flight (rawRead): the floor of
-// what a read of the tree costs on this server. The two take turns, in
-// rotating order. read-cpu-p50-us and raw-cpu-p50-us are the CPU time
-// the process spent in each, the client's side of the cost.
+// what a read of the tree costs on this server. A third variant makes the
+// same raw reads in the waves Read makes them (rawPaged), which tells the
+// cost of Read's shape from the cost of its code. The three take turns,
+// in rotating order. The -cpu-p50-us figures are the CPU time the process
+// spent in each, the client's side of the cost.
 func BenchmarkRead(b *testing.B) {
 	srv := zktest.Start(b)
 	admin := srv.Connect(b)
@@ -172,21 +260,17 @@ func BenchmarkRead(b *testing.B) {
 	c := dualwrite.New(e.w)
 	partitions := readTopics * topicSize
 	b.Run(fmt.Sprintf("partitions=%d", partitions), func(b *testing.B) {
-		smp := newSamples(b.N, "read", "raw")
-		cpu := newSamples(b.N, "read-cpu", "raw-cpu")
+		smp := newSamples(b.N, "read", "raw", "raw-paged")
+		cpu := newSamples(b.N, "read-cpu", "raw-cpu", "raw-paged-cpu")
 		for i := 0; i < b.N; i++ {
-			for _, k := range order(i, 2) {
+			for _, k := range order(i, 3) {
 				start, startCPU := time.Now(), cpuTime()
-				if k == 0 {
-					readImage(b, c, partitions)
-				} else if n, err := rawRead(e.conn, e.root); err != nil || n != partitions {
-					b.Fatalf("raw read: %d states, %v", n, err)
-				}
+				readVariant(b, k, c, e, partitions)
 				smp.add(k, time.Since(start))
 				cpu.add(k, cpuTime()-startCPU)
 			}
 		}
-		smp.report(b, [2]int{0, 1})
+		smp.report(b, [2]int{0, 1}, [2]int{2, 1}, [2]int{0, 2})
 		cpu.report(b)
 	})
 }
