@@ -11,13 +11,18 @@ const (
 
 func readRows(r run) []row {
 	const what = "Read of 100,000 partition states / the same reads with the bare client (64 in flight), median"
-	m, ok := metrics(r, readBench, "read/raw-p50-ratio", "read-p50-us", "raw-p50-us")
+	m, ok := metrics(r, readBench, "read/raw-p50-ratio", "read-p50-us", "raw-p50-us",
+		"raw-paged/raw-p50-ratio", "read-cpu-p50-us", "raw-cpu-p50-us")
 	if !ok {
 		return []row{missingRow("8", what, readBench)}
 	}
-	return []row{{goal: "8", what: what, bench: readBench,
-		figure: fmt.Sprintf("%.3f (%.1f / %.1f s)", m[0], m[1]/1e6, m[2]/1e6),
-		target: fmt.Sprintf("≤ %.2f", maxReadRatio), holds: m[0] <= maxReadRatio}}
+	return []row{
+		{goal: "8", what: what, bench: readBench,
+			figure: fmt.Sprintf("%.3f (%.1f / %.1f s)", m[0], m[1]/1e6, m[2]/1e6),
+			target: fmt.Sprintf("≤ %.2f", maxReadRatio), holds: m[0] <= maxReadRatio},
+		{goal: "8", what: "the raw reads in Read's waves / the floor, median; the process's CPU per read, Read / raw", bench: readBench,
+			figure: fmt.Sprintf("%.3f; %.1f / %.1f s", m[3], m[4]/1e6, m[5]/1e6)},
+	}
 }
 
 func syncRows(r run) []row {
