@@ -27,6 +27,9 @@ run '^BenchmarkTLSRecovery$' 20
 run '^BenchmarkApplyScaling$' 5
 run '^BenchmarkCreateTopic$' 20
 run '^BenchmarkDeltaScaling$' 5
+run '^BenchmarkRead$' 3
+run '^BenchmarkSync$' 3
+run '^BenchmarkImageMemory$' 3
 note "load after: $(uptime | sed 's/.*load average/load average/')"
 echo
 go run ./internal/benchfmt "$out"

@@ -8,7 +8,7 @@ import (
 
 // row is one line of the table: a figure and, for a goal, whether it holds.
 type row struct {
-	goal    string // the goal's number, 1 to 5
+	goal    string // the goal's number, 1 to 10
 	what    string
 	bench   string
 	figure  string
@@ -36,6 +36,14 @@ const (
 	// Kafka-shaped createTopic of 1,000 partitions (2,003 multis, ten in
 	// flight) over dualwrite's CreateTopic.
 	minCreateTopicSpeedup = 10
+	// dualwrite's Read of 100,000 partition states over the same reads
+	// made with the bare client, as many in flight.
+	maxReadRatio = 1.2
+	// Sync of a 1% change over a Read plus a Batch of the change alone:
+	// what Sync adds, its diff, must stay within noise of the two.
+	maxSyncRatio = 1.05
+	// Heap an Image holds per partition, 100,000 partitions over 10,000.
+	maxImageGrowth = 1.2
 )
 
 // evaluate turns the benchmark results into the table's rows.
@@ -48,6 +56,9 @@ func evaluate(r run) []row {
 	rows = append(rows, scalingRows(r)...)
 	rows = append(rows, createTopicRows(r)...)
 	rows = append(rows, deltaRows(r)...)
+	rows = append(rows, readRows(r)...)
+	rows = append(rows, syncRows(r)...)
+	rows = append(rows, imageMemoryRows(r)...)
 	return rows
 }
 

@@ -1,0 +1,57 @@
+package main
+
+import "fmt"
+
+// The benchmarks of goals 8 to 10 and their sizes.
+const (
+	readBench        = "Read/partitions=100000"
+	syncBench        = "Sync/partitions=100000/changed=1000"
+	imageMemoryBench = "ImageMemory/read"
+)
+
+func readRows(r run) []row {
+	const what = "Read of 100,000 partition states / the same reads with the bare client (64 in flight), median"
+	m, ok := metrics(r, readBench, "read/raw-p50-ratio", "read-p50-us", "raw-p50-us",
+		"raw-paged/raw-p50-ratio", "read-cpu-p50-us", "raw-cpu-p50-us")
+	if !ok {
+		return []row{missingRow("8", what, readBench)}
+	}
+	return []row{
+		{goal: "8", what: what, bench: readBench,
+			figure: fmt.Sprintf("%.3f (%.1f / %.1f s)", m[0], m[1]/1e6, m[2]/1e6),
+			target: fmt.Sprintf("≤ %.2f", maxReadRatio), holds: m[0] <= maxReadRatio},
+		{goal: "8", what: "the raw reads in Read's waves / the floor, median; the process's CPU per read, Read / raw", bench: readBench,
+			figure: fmt.Sprintf("%.3f; %.1f / %.1f s", m[3], m[4]/1e6, m[5]/1e6)},
+	}
+}
+
+func syncRows(r run) []row {
+	const what = "Sync of a 1% change / Read + a Batch of the change alone, median"
+	m, ok := metrics(r, syncBench, "sync/read+apply-p50-ratio", "sync-p50-us", "read-p50-us", "apply-p50-us",
+		"sync-write-ops", "changed-partitions", "sync/read-p50-ratio", "sync-read-p50-us", "sync-apply-p50-us")
+	if !ok {
+		return []row{missingRow("9", what, syncBench)}
+	}
+	ratio, syncUs, readUs, applyUs, writes, changed, overRead := m[0], m[1], m[2], m[3], m[4], m[5], m[6]
+	ownRead, ownApply := m[7], m[8]
+	return []row{
+		{goal: "9", what: what, bench: syncBench,
+			figure: fmt.Sprintf("%.3f (%.1f / %.1f + %.2f s)", ratio, syncUs/1e6, readUs/1e6, applyUs/1e6),
+			target: fmt.Sprintf("≤ %.2f", maxSyncRatio), holds: ratio <= maxSyncRatio},
+		{goal: "9", what: "Sync: write ops on the wire (changed partition states, checkpoint)", bench: syncBench,
+			figure: fmt.Sprintf("%.0f (%.0f + 1)", writes, changed), target: "= changed + 1", holds: writes == changed+1},
+		{goal: "9", what: "Sync / Read, median (Sync's own read; its diff and Batch)", bench: syncBench,
+			figure: fmt.Sprintf("%.3f (%.1f s; %.2f s)", overRead, ownRead/1e6, ownApply/1e6)},
+	}
+}
+
+func imageMemoryRows(r run) []row {
+	const what = "Image after Read: heap per partition, 10,000 / 100,000 partitions (ratio)"
+	m, ok := metrics(r, imageMemoryBench, "partitions=10000-B/partition", "partitions=100000-B/partition", "100000/10000-B/partition-ratio")
+	if !ok {
+		return []row{missingRow("10", what, imageMemoryBench)}
+	}
+	return []row{{goal: "10", what: what, bench: imageMemoryBench,
+		figure: fmt.Sprintf("%.0f / %.0f B (%.3f)", m[0], m[1], m[2]),
+		target: fmt.Sprintf("ratio ≤ %.2f", maxImageGrowth), holds: m[2] <= maxImageGrowth}}
+}
