@@ -163,6 +163,7 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 	// A call repeated after an unknown outcome may find an earlier
 	// attempt's write: its effects date from the first attempt.
 	first := d.h.now()
+	doubted := false // an attempt's outcome was unknown
 	for attempt := 1; ; attempt++ {
 		timeout := callTimeout
 		if deadline > 0 && attempt == 1 {
@@ -180,7 +181,8 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		switch {
 		case res.retry:
-			s, wk, first = d.again(g, s, wk, res, first)
+			doubted = doubted || errors.Is(res.err, migrationzk.ErrOutcomeUnknown)
+			s, wk, first = d.again(g, s, wk, doubted, first)
 			if attempt >= maxAttempts {
 				st := g.w.Stats()
 				d.anomaly(CheckStuck, "stuck: controller %d: %d attempts, last: %v; client state %v on %s, session %x, requests %v, writer attempts %d retries %d; writer log:\n    %v",
@@ -216,13 +218,13 @@ func (d *driver) callOnce(ctx context.Context, g *generation, s migrationzk.Stat
 	return d.apply(ctx, g, s, wk.ops, first)
 }
 
-// again returns what a call is made again with after res: the same
-// arguments after an unknown outcome (a batch perhaps merged with the next
-// delta), and half the time a newer checkpoint after an Update that sent
-// nothing, as a caller free to move on would. first is when the call's
-// effects may date from.
-func (d *driver) again(g *generation, s migrationzk.State, wk work, res outcome, first int64) (migrationzk.State, work, int64) {
-	if !errors.Is(res.err, migrationzk.ErrOutcomeUnknown) && wk.ops == nil && wk.vocab == nil && wk.sync == nil && d.rng.Float64() < 0.5 {
+// again returns what a call is made again with: the same arguments while
+// an attempt's outcome is unknown (doubted; a batch perhaps merged with
+// the next delta), as ErrOutcomeUnknown asks, and half the time a newer
+// checkpoint after Updates that all sent nothing, as a caller free to move
+// on would. first is when the call's effects may date from.
+func (d *driver) again(g *generation, s migrationzk.State, wk work, doubted bool, first int64) (migrationzk.State, work, int64) {
+	if !doubted && wk.ops == nil && wk.vocab == nil && wk.sync == nil && d.rng.Float64() < 0.5 {
 		return d.nextCheckpoint(g), wk, d.h.now()
 	}
 	return s, d.mergeNextDelta(wk), first
