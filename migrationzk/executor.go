@@ -19,7 +19,9 @@ type executor struct {
 }
 
 // read runs a read-only request until it gets an answer from ZooKeeper,
-// retrying over lost connections. Reads are safe to repeat.
+// retrying over lost connections. Reads are safe to repeat. When it
+// returns an error, fn may still be running (ctx ended while it waited):
+// the caller must not read what fn sets.
 func (e *executor) read(ctx context.Context, r *retrier, fn func() error) error {
 	for {
 		returned, err := call(ctx, fn)
@@ -65,10 +67,14 @@ func (e *executor) get(ctx context.Context, r *retrier, path string) (znodeState
 		cur = znodeState{exists: true, data: data, version: st.Version, mtime: st.Mtime, czxid: st.Czxid, mzxid: st.Mzxid}
 		return nil
 	})
-	if errors.Is(err, zk.ErrNoNode) {
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
 		return absent, nil
+	case err != nil:
+		// cur is not read: a request ctx abandoned may still set it.
+		return znodeState{}, withAuthPath(err, path)
 	}
-	return cur, withAuthPath(err, path)
+	return cur, nil
 }
 
 // withAuthPath puts path into a *NotAuthorizedError that lacks one.

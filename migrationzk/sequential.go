@@ -100,8 +100,12 @@ func (e *executor) childrenOf(ctx context.Context, path string) ([]string, bool,
 		names, _, err = e.conn.Children(path)
 		return err
 	})
-	if errors.Is(err, zk.ErrNoNode) {
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
 		return nil, false, nil
+	case err != nil:
+		// names is not read: a request ctx abandoned may still set it.
+		return nil, false, withAuthPath(err, path)
 	}
-	return names, err == nil, withAuthPath(err, path)
+	return names, true, nil
 }
