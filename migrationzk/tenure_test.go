@@ -209,7 +209,10 @@ func TestApplyEarlierTransactionOpRecreated(t *testing.T) {
 // another writer writes our exact checkpoint bytes to /migration, alone.
 // Calling again finds /migration at the next version with our content
 // under our fence, but the batch's znodes show that no transaction of ours
-// wrote it: a conflict, not a recovery.
+// wrote it: a conflict, not a recovery. A resend the stopped call left
+// queued in the client would land once the server is back (its outcome was
+// unknown, after all): it is dropped too, so that the other writer's
+// write is the only one.
 func TestApplyOurBytesWrittenByAnother(t *testing.T) {
 	c := newCluster(t)
 	if c.srv.Pid() == 0 {
@@ -226,6 +229,8 @@ func TestApplyOurBytesWrittenByAnother(t *testing.T) {
 	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) && !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the call stopped", err)
 	}
+	// The queued resend if there is one, else the next call's first copy.
+	c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: c.p("/migration")})
 	c.restartServer()
 	waitSession(t, c.admin)
 	ours := znode.Migration{KRaftMetadataOffset: s.KRaftMetadataOffset, KRaftControllerID: s.KRaftControllerID,
