@@ -67,6 +67,8 @@ func holds(in intent, cur znodeState) (bool, error) {
 		return false, nil
 	case in.kind == kindCreate && cur.version != 0:
 		return false, nil
+	case in.kind != kindCreate && in.kind != kindSetData:
+		return false, nil // no other kind writes data
 	}
 	chk := in.chk
 	if chk == nil {
