@@ -31,8 +31,10 @@ var (
 	ErrRetired = errors.New("migrationzk: writer retired after being fenced")
 	// ErrOutcomeUnknown: the context ended while the outcome of a write
 	// was unknown (its acknowledgement was lost or still on its way).
-	// Calling again with the same arguments is safe: the reread tells a
-	// write that already landed apart from a conflict.
+	// go-zookeeper cannot take a request back, so a copy it still holds
+	// for a connection being re-established may land after the call
+	// returned. Calling again with the same arguments is safe: the reread
+	// tells a write that already landed apart from a conflict.
 	ErrOutcomeUnknown = errors.New("migrationzk: outcome unknown")
 	// ErrTooLarge: an op, alone with the fencing ops, exceeds the maximum
 	// request size. Nothing was sent.
