@@ -11,25 +11,12 @@ package scalaorder
 import (
 	"cmp"
 	"slices"
-	"unicode/utf16"
+
+	"github.com/kraftmigration/zkwriter/internal/jvm"
 )
 
-// javaStringHash returns Java's String.hashCode of s: h = 31*h + c over the
-// UTF-16 code units of s, starting from 0. A Java string cannot hold invalid
-// UTF-8; each invalid byte of s counts as U+FFFD.
-func javaStringHash(s string) int32 {
-	var h int32
-	for _, r := range s {
-		if r > 0xFFFF {
-			hi, lo := utf16.EncodeRune(r)
-			h = 31*h + hi
-			h = 31*h + lo
-			continue
-		}
-		h = 31*h + r
-	}
-	return h
-}
+// javaStringHash returns Java's String.hashCode of s (jvm.StringHash).
+func javaStringHash(s string) int32 { return jvm.StringHash(s) }
 
 // MutableHashMapDefaultCapacity is the initial capacity of a Scala 2.13
 // mutable.HashMap created empty, as by mutable.Map[String, V]().
