@@ -44,7 +44,7 @@ func (d *driver) choose() work {
 	if d.rng.Float64() < 0.15 {
 		return work{vocab: d.chooseVocabulary(d.offset + 1)}
 	}
-	if d.rng.Float64() < 0.05 {
+	if d.rng.Float64() < syncChance(len(d.states)) {
 		return work{sync: d.chooseSync(d.offset + 1)}
 	}
 	var ops []migrationzk.Op
@@ -278,4 +278,16 @@ func (d *driver) relearn(rel string) {
 		return
 	}
 	d.learn(rel, v.Exists, v.Version, d.h.now())
+}
+
+// syncChance is the chance that a call is a Sync while the tree holds
+// states partition states: one in twenty, rarer once the tree outgrows
+// what a short run makes, since each Sync reads the whole tree twice; the
+// cost of Syncs per call stays bounded in a long run.
+func syncChance(states int) float64 {
+	const chance, bound = 0.05, 400
+	if states <= bound {
+		return chance
+	}
+	return chance * bound / float64(states)
 }
