@@ -37,6 +37,9 @@ type Batch struct {
 	// keepHeld makes a batch that changes nothing write no checkpoint
 	// when /migration holds it already (Sync).
 	keepHeld bool
+	// expected is about how many ops the changes may plan, for planning
+	// to allocate its room once.
+	expected int
 }
 
 // Batch returns an empty Batch.
@@ -101,10 +104,15 @@ func (b *Batch) checkpoint(ctx context.Context, s migrationzk.State) (migrationz
 	return b.c.w.Update(ctx, s)
 }
 
+// expect notes that a change recorded may plan up to n ops.
+func (b *Batch) expect(n int) { b.expected += n }
+
 // newView returns an empty view for b's planning.
 func (b *Batch) newView() *view {
 	v := newView()
 	v.overwrite = b.overwrite
+	v.planned = make(map[string]migrationzk.Znode, b.expected)
+	v.ops = make([]migrationzk.Op, 0, b.expected)
 	return v
 }
 

@@ -96,10 +96,12 @@ func (c *Client) apply(ctx context.Context, s migrationzk.State, b *Batch) (migr
 
 // CreateTopic records CreateTopic's change.
 func (b *Batch) CreateTopic(t Topic) *Batch {
-	err := checkTopic(t)
 	t.Partitions = maps.Clone(t.Partitions) // recorded as it is now, as the topic znode is
+	ids := sortedIDs(t.Partitions)
+	err := checkTopic(t, ids)
 	want := topicZnode(t)
 	data := want.Encode()
+	b.expect(3 + 2*len(ids))
 	return b.add(func(v *view, s migrationzk.State) bool {
 		ok := v.putTopic(t.Name, want, data)
 		ok = v.ensure(znode.TopicConfigEntity(t.Name).Path(), emptyConfig) && ok
@@ -107,9 +109,7 @@ func (b *Batch) CreateTopic(t Topic) *Batch {
 		if !v.listPartitions(t.Name) {
 			return false
 		}
-		for _, id := range sortedIDs(t.Partitions) {
-			ok = v.putPartition(t.Name, id, t.Partitions[id].State, s) && ok
-		}
+		ok = v.putPartitions(t.Name, ids, func(id int32) PartitionState { return t.Partitions[id].State }, s) && ok
 		return v.removeOtherPartitions(t) && ok
 	}, err)
 }
@@ -118,7 +118,8 @@ func (b *Batch) CreateTopic(t Topic) *Batch {
 func (b *Batch) UpdateTopic(t Topic) *Batch {
 	want := topicZnode(t)
 	data := want.Encode()
-	return b.add(func(v *view, _ migrationzk.State) bool { return v.putTopic(t.Name, want, data) }, checkTopic(t))
+	err := checkTopic(t, sortedIDs(t.Partitions))
+	return b.add(func(v *view, _ migrationzk.State) bool { return v.putTopic(t.Name, want, data) }, err)
 }
 
 // DeleteTopic records DeleteTopic's change.
@@ -136,34 +137,33 @@ func (b *Batch) DeleteTopic(name string) *Batch {
 
 // CreatePartitions records CreatePartitions' change.
 func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch {
+	parts = maps.Clone(parts) // recorded as they are now
+	ids := sortedIDs(parts)
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkPartitions(topic, parts, Partition.state)
+		err = checkPartitions(topic, ids, parts, Partition.state)
 	}
+	b.expect(2 * len(ids))
 	return b.add(func(v *view, s migrationzk.State) bool {
 		ok := v.requireTopic(topic) && v.ensure(znode.TopicPartitionsPath(topic), nil)
 		if !v.listPartitions(topic) {
 			return false
 		}
-		for _, id := range sortedIDs(parts) {
-			ok = v.putPartition(topic, id, parts[id].State, s) && ok
-		}
-		return ok
+		return v.putPartitions(topic, ids, func(id int32) PartitionState { return parts[id].State }, s) && ok
 	}, err)
 }
 
 // UpdatePartitions records UpdatePartitions' change.
 func (b *Batch) UpdatePartitions(topic string, states map[int32]PartitionState) *Batch {
+	states = maps.Clone(states) // recorded as they are now
+	ids := sortedIDs(states)
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkPartitions(topic, states, func(st PartitionState) PartitionState { return st })
+		err = checkPartitions(topic, ids, states, func(st PartitionState) PartitionState { return st })
 	}
+	b.expect(len(ids))
 	return b.add(func(v *view, s migrationzk.State) bool {
-		ok := true
-		for _, id := range sortedIDs(states) {
-			ok = v.putPartition(topic, id, states[id], s) && ok
-		}
-		return ok
+		return v.putPartitions(topic, ids, func(id int32) PartitionState { return states[id] }, s)
 	}, err)
 }
 
@@ -204,21 +204,39 @@ func topicZnode(t Topic) znode.Topic {
 	return z
 }
 
-// putPartition plans partition id of topic, with its parent partitions
-// znode, holding st stamped with s's KRaft controller epoch. The topic
-// znode must exist. The state is looked at first: when it exists, so does
-// the partition znode, which then needs no read.
-func (v *view) putPartition(topic string, id int32, st PartitionState, s migrationzk.State) bool {
+// putPartitions plans each partition of ids of topic, with its parent
+// partitions znode, holding the state stateOf gives it, stamped with s's
+// KRaft controller epoch. The topic znode must exist.
+func (v *view) putPartitions(topic string, ids []int32, stateOf func(id int32) PartitionState, s migrationzk.State) bool {
 	if !v.requireTopic(topic) {
 		return false
 	}
+	ok := true
+	for _, id := range ids {
+		ok = v.putPartition(topic, id, stateOf(id), s) && ok
+	}
+	return ok
+}
+
+// putPartition plans partition id of topic as putPartitions does, once
+// the topic is known to exist. The state is looked at first: when it
+// exists, so does the partition znode, which then needs no read.
+func (v *view) putPartition(topic string, id int32, st PartitionState, s migrationzk.State) bool {
 	statePath := znode.PartitionStatePath(topic, id)
 	cur, known := v.current(statePath)
-	if !known || (!cur.Exists && !v.ensure(znode.PartitionPath(topic, id), nil)) {
+	if !known {
 		return false
 	}
 	want := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: st.Leader, LeaderEpoch: st.LeaderEpoch,
 		ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState}
+	if !cur.Exists {
+		// A new state, under its partition znode once that exists.
+		if !v.ensure(parent(statePath), nil) {
+			return false
+		}
+		v.create(statePath, want.Encode())
+		return true
+	}
 	_, known = v.put(statePath, want.Encode(), func(cur []byte) (bool, error) {
 		got, err := znode.DecodePartitionState(cur)
 		return err == nil && got.Equal(want), err
@@ -274,25 +292,26 @@ func (v *view) removeOtherPartitions(t Topic) bool {
 	return ok
 }
 
-// checkTopic checks a topic of a change.
-func checkTopic(t Topic) error {
+// checkTopic checks a topic of a change; ids are its partitions' ids,
+// sorted.
+func checkTopic(t Topic, ids []int32) error {
 	if err := checkName("topic", t.Name); err != nil {
 		return err
 	}
 	if len(t.Partitions) == 0 {
 		return invalidf("topic %q has no partitions", t.Name)
 	}
-	return checkPartitions(t.Name, t.Partitions, Partition.state)
+	return checkPartitions(t.Name, ids, t.Partitions, Partition.state)
 }
 
 // state returns p's leader state.
 func (p Partition) state() PartitionState { return p.State }
 
-// checkPartitions checks the partition ids of a change and the leader
-// state of each, as state gives it: a leader recovery state Kafka knows
-// (0, recovered, or 1, recovering), which is all a broker reads.
-func checkPartitions[V any](topic string, parts map[int32]V, state func(V) PartitionState) error {
-	ids := sortedIDs(parts)
+// checkPartitions checks the partition ids of a change (the keys of
+// parts, sorted) and the leader state of each, as state gives it: a leader
+// recovery state Kafka knows (0, recovered, or 1, recovering), which is
+// all a broker reads.
+func checkPartitions[V any](topic string, ids []int32, parts map[int32]V, state func(V) PartitionState) error {
 	if err := checkIDs(topic, ids); err != nil {
 		return err
 	}

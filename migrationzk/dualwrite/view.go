@@ -42,7 +42,7 @@ func newView() *view {
 
 // reset forgets the ops planned, keeping what was read.
 func (v *view) reset() {
-	v.ops, v.err, v.lacking = nil, nil, nil
+	v.ops, v.err, v.lacking = v.ops[:0], nil, nil
 	clear(v.planned)
 	clear(v.wantData)
 	clear(v.wantChildren)

@@ -29,5 +29,18 @@ const partitionStatePattern = TopicsPath + "/<topic>/partitions/<partition>/stat
 // PartitionStatePath returns the path of the state znode of a partition,
 // "/brokers/topics/<topic>/partitions/<partition>/state".
 func PartitionStatePath(topic string, partition int32) string {
-	return TopicsPath + "/" + topic + "/partitions/" + strconv.FormatInt(int64(partition), 10) + "/state"
+	return partitionPath(topic, partition, "/state")
+}
+
+// partitionPath returns the path of a partition's znode followed by
+// suffix, built in one allocation: planning builds one for each partition
+// of a topic.
+func partitionPath(topic string, partition int32, suffix string) string {
+	var buf [96]byte
+	b := append(buf[:0], TopicsPath...)
+	b = append(b, '/')
+	b = append(b, topic...)
+	b = append(b, "/partitions/"...)
+	b = strconv.AppendInt(b, int64(partition), 10)
+	return string(append(b, suffix...))
 }

@@ -56,14 +56,14 @@ func TopicPath(topic string) string {
 // TopicPartitionsPath returns the path of the parent of a topic's
 // partition znodes, "/brokers/topics/<topic>/partitions". It holds no data.
 func TopicPartitionsPath(topic string) string {
-	return TopicPath(topic) + "/partitions"
+	return TopicsPath + "/" + topic + "/partitions"
 }
 
 // PartitionPath returns the path of the znode of a partition,
 // "/brokers/topics/<topic>/partitions/<partition>", the parent of its
 // state znode. It holds no data.
 func PartitionPath(topic string, partition int32) string {
-	return TopicPartitionsPath(topic) + "/" + strconv.FormatInt(int64(partition), 10)
+	return partitionPath(topic, partition, "")
 }
 
 // Equal reports whether t and u have the same id and the same partitions
