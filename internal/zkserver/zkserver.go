@@ -105,6 +105,9 @@ type Config struct {
 	TickTime time.Duration
 	// ForceSync makes the server fsync its log before acknowledging.
 	ForceSync bool
+	// FullJIT runs the JVM with both of its compilers, as production
+	// servers run; by default it stops at the first, which starts faster.
+	FullJIT bool
 	// JVMFlags are extra JVM flags, appended after the defaults.
 	JVMFlags string
 	// TLS, when set, makes the server serve clients over TLS only: Netty
@@ -237,6 +240,14 @@ func (c Config) renderSettings(b *strings.Builder) {
 	}
 }
 
+// compilerFlags are the JVM flags that choose its compilers.
+func (c Config) compilerFlags() string {
+	if c.FullJIT {
+		return ""
+	}
+	return "-XX:TieredStopAtLevel=1"
+}
+
 func (p *Process) spawn() error {
 	out, err := os.OpenFile(filepath.Join(p.cfg.Dir, "server.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -249,7 +260,8 @@ func (p *Process) spawn() error {
 		"-Dzookeeper.root.logger=INFO,CONSOLE",
 		"-Dzookeeper.console.threshold=INFO",
 		"-Dzookeeper.cnxTimeout=1000",
-		"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
+		"-Xmx256m", "-XX:+UseSerialGC", "-Xss512k",
+		p.cfg.compilerFlags(),
 		p.install.logFlags(p.cfg.TLS != nil),
 		p.cfg.JVMFlags,
 	}, " ")

@@ -59,7 +59,7 @@ func NewEnsemble(n int, opts ...Option) (*Ensemble, error) {
 		return nil, errors.Join(err, e.Close())
 	}
 	e.Security = *sec
-	base := zkserver.Config{TickTime: o.tickTime, ForceSync: o.forceSync, TLS: serverTLS, Settings: settings}
+	base := zkserver.Config{TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings}
 	if err := e.start(inst, n, base); err != nil {
 		return nil, errors.Join(err, e.Close())
 	}

@@ -137,3 +137,25 @@ func ExampleFault_String() {
 	// cut-request multi /kafka/migration
 	// reject-expired any
 }
+
+// A benchmark of large transactions measures a server as production runs
+// it, warmed up before the timing starts.
+func ExampleWithFullJIT() {
+	benchmarkBigTransaction := func(b *testing.B) {
+		srv := zktest.Start(b, zktest.WithFullJIT())
+		conn := srv.Connect(b)
+		// ... some seconds of the workload, untimed, then b.ResetTimer ...
+		_ = conn
+	}
+	_ = benchmarkBigTransaction
+}
+
+// A test of session expiry can shorten the tick, the unit of ZooKeeper's
+// session timeouts.
+func ExampleWithTickTime() {
+	testExpiry := func(t *testing.T) {
+		srv := zktest.Start(t, zktest.WithTickTime(100*time.Millisecond))
+		_ = srv.Connect(t)
+	}
+	_ = testExpiry
+}

@@ -95,13 +95,15 @@ type Server struct {
 }
 
 // Option configures a server that Start, StartEnsemble, NewServer or
-// NewEnsemble starts. WithForceSync and WithTickTime have no effect on a
-// shared ensemble (ZK_SERVERS); the security options and WithSetting make
-// Start and NewServer start a server of their own instead.
+// NewEnsemble starts. WithForceSync, WithFullJIT and WithTickTime have no
+// effect on a shared ensemble (ZK_SERVERS); the security options and
+// WithSetting make Start and NewServer start a server of their own
+// instead.
 type Option func(*options)
 
 type options struct {
 	forceSync bool
+	fullJIT   bool
 	tickTime  time.Duration
 
 	tls               bool
@@ -127,6 +129,14 @@ func collect(opts []Option) options {
 // they acknowledge a write, as production servers do. By default they do
 // not, which makes tests faster.
 func WithForceSync() Option { return func(o *options) { o.forceSync = true } }
+
+// WithFullJIT makes started servers run with both of the JVM's
+// compilers, as production servers do. By default they stop at the first,
+// which starts faster and suits short tests; with both, a server needs
+// some seconds of load to warm up, then runs CPU-bound work, such as a
+// transaction of thousands of ops, about twice as fast. For benchmarks
+// whose figures depend on the server's own CPU.
+func WithFullJIT() Option { return func(o *options) { o.fullJIT = true } }
 
 // WithTickTime sets ZooKeeper's tick, the unit of its session and sync
 // timeouts. The default is 500ms.
@@ -201,7 +211,7 @@ func newStandalone(o options) (*Server, error) {
 		return nil, err
 	}
 	serverDir := filepath.Join(dir, "server")
-	cfg := zkserver.Config{Dir: serverDir, TickTime: o.tickTime, ForceSync: o.forceSync, TLS: serverTLS, Settings: settings}
+	cfg := zkserver.Config{Dir: serverDir, TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings}
 	for attempt := 1; attempt <= startAttempts; attempt++ {
 		var p *zkserver.Process
 		if p, err = startStandalone(inst, cfg); err == nil {
