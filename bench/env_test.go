@@ -221,18 +221,92 @@ func (s *samples) report(b *testing.B, pairs ...[2]int) {
 	}
 }
 
-// order returns the order in which to run k variants in iteration i:
-// rotated each iteration, so no variant always goes first.
+// order returns the order in which to run k variants in iteration i. Each
+// k iterations in a row rotate one circular arrangement of the variants,
+// so that each goes first once; the next k, the next arrangement. Over k!
+// iterations every order runs once, so each variant also follows each
+// other equally often: a rotation alone would have each always follow the
+// same one, and pay for what that one leaves the server doing, such as
+// collecting its garbage.
 func order(i, k int) []int {
+	arrangements := 1 // (k-1)!
+	for j := 2; j < k; j++ {
+		arrangements *= j
+	}
+	circle := append([]int{0}, permutation((i/k)%arrangements, k-1)...)
+	for j := 1; j < k; j++ {
+		circle[j]++
+	}
 	o := make([]int, k)
 	for j := range o {
-		o[j] = (i + j) % k
+		o[j] = circle[(i+j)%k]
 	}
 	return o
+}
+
+// permutation returns the n-th permutation of 0..k-1 in lexicographic
+// order, n < k!.
+func permutation(n, k int) []int {
+	rest := make([]int, k)
+	count := 1 // k!
+	for j := range rest {
+		rest[j] = j
+		count *= j + 1
+	}
+	out := make([]int, 0, k)
+	for j := k; j > 0; j-- {
+		count /= j // (j-1)!: the permutations that share the next pick
+		pick := n / count
+		n %= count
+		out = append(out, rest[pick])
+		rest = append(rest[:pick], rest[pick+1:]...)
+	}
+	return out
 }
 
 // isOpFailure reports whether err from a Kafka-shaped multi is the op's own
 // failure, which Kafka reports per request rather than throwing.
 func isOpFailure(res []zk.MultiResponse, err error) bool {
 	return err != nil && len(res) == 3 && res[0].Error == nil && res[1].Error == nil && res[2].Error != nil
+}
+
+// Over k! iterations order runs every permutation once, so each variant
+// follows each other one equally often, and in each k iterations in a row
+// each variant goes first once.
+func TestOrder(t *testing.T) {
+	for k := 1; k <= 4; k++ {
+		count := 1
+		for j := 2; j <= k; j++ {
+			count *= j
+		}
+		seen := map[string]bool{}
+		follows := map[[2]int]int{}
+		for i := 0; i < count; i++ {
+			o := order(i, k)
+			seen[fmt.Sprint(o)] = true
+			for j := 1; j < k; j++ {
+				follows[[2]int{o[j-1], o[j]}]++
+			}
+		}
+		if len(seen) != count {
+			t.Fatalf("k=%d: %d distinct orders in %d iterations, want %d", k, len(seen), count, count)
+		}
+		for pair, n := range follows {
+			if n != count/k {
+				t.Fatalf("k=%d: %d follows %d in %d orders, want %d", k, pair[1], pair[0], n, count/k)
+			}
+		}
+		for i := 0; i < count; i += k {
+			first := map[int]bool{}
+			for j := i; j < i+k; j++ {
+				first[order(j, k)[0]] = true
+			}
+			if len(first) != k {
+				t.Fatalf("k=%d: iterations %d to %d: %d variants go first, want %d", k, i, i+k-1, len(first), k)
+			}
+		}
+		if fmt.Sprint(order(count, k)) != fmt.Sprint(order(0, k)) {
+			t.Fatalf("k=%d: order does not repeat after %d iterations", k, count)
+		}
+	}
 }

@@ -21,11 +21,11 @@ run() {
 note "load before: $(uptime | sed 's/.*load average/load average/')"
 run '^BenchmarkCheckpoint$' 3000
 run '^BenchmarkCheckpointMemory$' 3000
-run '^BenchmarkDualWrite$' 20
+run '^BenchmarkDualWrite$' 24
 run '^BenchmarkRecovery$' 20
-run '^BenchmarkTLSRecovery$' 20
+run '^BenchmarkTLSRecovery$' 24
 run '^BenchmarkApplyScaling$' 5
-run '^BenchmarkCreateTopic$' 20
+run '^BenchmarkCreateTopic$' 24
 run '^BenchmarkDeltaScaling$' 5
 run '^BenchmarkRead$' 3
 run '^BenchmarkSync$' 3
