@@ -98,8 +98,8 @@ func (d *deltaScaling) checkPass(tb testing.TB, admin *zk.Conn) {
 // other partition-state change, happens when topics grow, which deltas
 // bring rarely and far fewer at a time. Each iteration changes all 10,000
 // partitions once at each size (a hundred deltas of 100, ten of 1,000,
-// one of 10,000), the sizes in rotating order, on one Writer and the same
-// znodes, so that noise hits the sizes alike. A delta of 10,000 takes
+// one of 10,000), the sizes in changing order (see order), on one Writer
+// and the same znodes, so that noise hits the sizes alike. A delta of 10,000 takes
 // about 1.8 MB and the Writer splits it in two transactions (it keeps each
 // within ZooKeeper's request size; the test server, with its 256 MB heap,
 // takes 10,000 ops as BenchmarkApplyScaling shows). ns/partition is the

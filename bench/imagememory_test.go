@@ -32,8 +32,8 @@ func imageBytes(tb testing.TB, c *dualwrite.Client, partitions int) float64 {
 // BenchmarkImageMemory measures the heap an Image holds after Read, per
 // partition, for trees of 10,000 and 100,000 partition states (100 and
 // 1,000 topics of 100 partitions, seeded once under roots of their own on
-// one server, outside the timings), read in turn, in rotating order, each
-// read once before the measurement starts. The figure of each is the
+// one server, outside the timings), read in turn, in changing order (see
+// order), each read once before the measurement starts. The figure of each is the
 // median over the iterations; what an Image holds must grow linearly:
 // 100000/10000-B/partition-ratio.
 func BenchmarkImageMemory(b *testing.B) {

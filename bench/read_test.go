@@ -250,8 +250,8 @@ func readVariant(tb testing.TB, k int, c *dualwrite.Client, e *env, partitions i
 // what a read of the tree costs on this server. A third variant makes the
 // same raw reads in the waves Read makes them (rawPaged), which tells the
 // cost of Read's shape from the cost of its code. The three take turns,
-// in rotating order. The -cpu-p50-us figures are the CPU time the process
-// spent in each, the client's side of the cost.
+// in changing order (see order). The -cpu-p50-us figures are the CPU time
+// the process spent in each, the client's side of the cost.
 func BenchmarkRead(b *testing.B) {
 	srv := zktest.Start(b)
 	admin := srv.Connect(b)
