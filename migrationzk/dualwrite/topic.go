@@ -224,20 +224,12 @@ func (v *view) putPartitions(topic string, ids []int32, stateOf func(id int32) P
 func (v *view) putPartition(topic string, id int32, st PartitionState, s migrationzk.State) bool {
 	statePath := znode.PartitionStatePath(topic, id)
 	cur, known := v.current(statePath)
-	if !known {
+	if !known || (!cur.Exists && !v.ensure(parent(statePath), nil)) {
 		return false
 	}
 	want := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: st.Leader, LeaderEpoch: st.LeaderEpoch,
 		ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState}
-	if !cur.Exists {
-		// A new state, under its partition znode once that exists.
-		if !v.ensure(parent(statePath), nil) {
-			return false
-		}
-		v.create(statePath, want.Encode())
-		return true
-	}
-	_, known = v.put(statePath, want.Encode(), func(cur []byte) (bool, error) {
+	_, known = v.putOver(statePath, cur, want.Encode(), func(cur []byte) (bool, error) {
 		got, err := znode.DecodePartitionState(cur)
 		return err == nil && got.Equal(want), err
 	})

@@ -156,6 +156,12 @@ func (v *view) put(p string, data []byte, compare func(current []byte) (bool, er
 		}
 		return false, false
 	}
+	return v.putOver(p, z, data, compare)
+}
+
+// putOver plans for p to hold data as put does, z being what p holds
+// once the ops planned so far apply, as the caller looked it up.
+func (v *view) putOver(p string, z migrationzk.Znode, data []byte, compare func(current []byte) (bool, error)) (changed, known bool) {
 	if !z.Exists {
 		if !v.ensureParents(p) {
 			return false, false
