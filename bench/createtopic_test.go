@@ -251,8 +251,8 @@ func multiCreateTopic(tb testing.TB, e *env, _ dualwrite.Topic, c topicCreates, 
 // them (kafkaCreateTopic); and, for the bound, the same creates and
 // checkpoint in one multi of the bare client (multiCreateTopic). The
 // znodes are deleted after each, outside the timings, and checked byte for
-// byte in the first iteration. It fails unless CreateTopic takes exactly
-// the write requests the topic's bytes need.
+// byte in the first, untimed, iteration. It fails unless CreateTopic takes
+// exactly the write requests the topic's bytes need.
 //
 // It runs against two servers in turn: one whose JVM runs both of its
 // compilers, as production servers do (jit=full), and one that stops at
