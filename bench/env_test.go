@@ -229,11 +229,7 @@ func (s *samples) report(b *testing.B, pairs ...[2]int) {
 // same one, and pay for what that one leaves the server doing, such as
 // collecting its garbage.
 func order(i, k int) []int {
-	arrangements := 1 // (k-1)!
-	for j := 2; j < k; j++ {
-		arrangements *= j
-	}
-	circle := append([]int{0}, permutation((i/k)%arrangements, k-1)...)
+	circle := append([]int{0}, permutation((i/k)%factorial(k-1), k-1)...)
 	for j := 1; j < k; j++ {
 		circle[j]++
 	}
@@ -248,11 +244,10 @@ func order(i, k int) []int {
 // order, n < k!.
 func permutation(n, k int) []int {
 	rest := make([]int, k)
-	count := 1 // k!
 	for j := range rest {
 		rest[j] = j
-		count *= j + 1
 	}
+	count := factorial(k)
 	out := make([]int, 0, k)
 	for j := k; j > 0; j-- {
 		count /= j // (j-1)!: the permutations that share the next pick
@@ -262,6 +257,15 @@ func permutation(n, k int) []int {
 		rest = append(rest[:pick], rest[pick+1:]...)
 	}
 	return out
+}
+
+// factorial returns n!.
+func factorial(n int) int {
+	f := 1
+	for j := 2; j <= n; j++ {
+		f *= j
+	}
+	return f
 }
 
 // isOpFailure reports whether err from a Kafka-shaped multi is the op's own
@@ -275,10 +279,7 @@ func isOpFailure(res []zk.MultiResponse, err error) bool {
 // each variant goes first once.
 func TestOrder(t *testing.T) {
 	for k := 1; k <= 4; k++ {
-		count := 1
-		for j := 2; j <= k; j++ {
-			count *= j
-		}
+		count := factorial(k)
 		seen := map[string]bool{}
 		follows := map[[2]int]int{}
 		for i := 0; i < count; i++ {
