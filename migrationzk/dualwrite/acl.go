@@ -3,7 +3,7 @@ package dualwrite
 import (
 	"context"
 	"slices"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -20,8 +20,13 @@ type ResourcePattern struct {
 // path returns the znode of p's ACLs, and its change notification's
 // prefix and bytes.
 func (p ResourcePattern) path() (aclPath, prefix string, change []byte, err error) {
-	if !p.Type.Valid() || p.Name == "" {
-		return "", "", nil, invalidf("resource pattern %+v", p)
+	switch {
+	case !p.Type.Valid():
+		return "", "", nil, invalidf("resource pattern type %q is not one of the resource types ACLs protect", p.Type)
+	case p.Name == "":
+		return "", "", nil, invalidf("resource pattern name %q: an ACL resource has a name", p.Name)
+	case !utf8.ValidString(p.Name):
+		return "", "", nil, invalidf("resource pattern name %q is not valid UTF-8", p.Name)
 	}
 	switch p.PatternType {
 	case znode.PatternLiteral:
@@ -31,7 +36,7 @@ func (p ResourcePattern) path() (aclPath, prefix string, change []byte, err erro
 		change = znode.ExtendedACLChange{ResourceType: p.Type, Name: p.Name, PatternType: p.PatternType}.Encode()
 		return znode.PrefixedACLPath(p.Type, p.Name), znode.ExtendedACLChangePrefix, change, nil
 	}
-	return "", "", nil, invalidf("resource pattern %+v: pattern type", p)
+	return "", "", nil, invalidf("resource pattern type %q, pattern type %q: want %q or %q", p.Type, p.PatternType, znode.PatternLiteral, znode.PatternPrefixed)
 }
 
 // WriteACLs makes the ACL znode of pattern hold exactly entries (an empty
@@ -60,7 +65,11 @@ func (b *Batch) WriteACLs(pattern ResourcePattern, entries []znode.ACLEntry) *Ba
 		err = checkEntries(entries)
 	}
 	want := znode.ACLs(slices.Clone(entries))
+	nameErr := aclNameRule(pattern)
 	return b.add(func(v *view, _ migrationzk.State) bool {
+		if !v.admitName(nameErr, aclPath) {
+			return false
+		}
 		changed, known := v.put(aclPath, want.Encode(), func(cur []byte) (bool, error) {
 			got, err := znode.DecodeACLs(cur)
 			return err == nil && got.Equal(want), err
@@ -84,18 +93,13 @@ func (b *Batch) DeleteACLs(pattern ResourcePattern) *Batch {
 	}, err)
 }
 
-// checkEntries checks the entries of an ACL set: a principal of the form
-// Type:name, as Kafka parses it, a host, and a known operation and
-// permission type.
+// checkEntries checks the entries of an ACL set, each as checkACLEntry
+// does.
 func checkEntries(entries []znode.ACLEntry) error {
-	for _, e := range entries {
-		if !isPrincipal(e.Principal) || e.Host == "" || !e.Operation.Valid() || !e.PermissionType.Valid() {
-			return invalidf("ACL entry %+v", e)
+	for i, e := range entries {
+		if err := checkACLEntry(i, e); err != nil {
+			return err
 		}
 	}
 	return nil
 }
-
-// isPrincipal reports whether p has the form Kafka's principals have,
-// Type:name.
-func isPrincipal(p string) bool { return strings.Contains(p, ":") }

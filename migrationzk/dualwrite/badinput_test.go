@@ -82,7 +82,6 @@ func invalidOtherChanges() []invalid {
 		{"ACL entry with an invalid permission", acls(literalFoo, entry(func(e *znode.ACLEntry) { e.PermissionType = "Maybe" }))},
 		{"ACL entry without a principal", acls(literalFoo, entry(func(e *znode.ACLEntry) { e.Principal = "" }))},
 		{"ACL principal without a type", acls(literalFoo, entry(func(e *znode.ACLEntry) { e.Principal = "alice" }))},
-		{"ACL entry without a host", acls(literalFoo, entry(func(e *znode.ACLEntry) { e.Host = "" }))},
 		{"ACLs of an unknown resource type", acls(dualwrite.ResourcePattern{Type: "Planet", Name: "x", PatternType: znode.PatternLiteral}, readAll)},
 		{"ACLs of an unknown pattern type", acls(dualwrite.ResourcePattern{Type: znode.ResourceTopic, Name: "x", PatternType: "MATCH"}, readAll)},
 		{"ACLs of an unnamed resource", acls(dualwrite.ResourcePattern{Type: znode.ResourceTopic, PatternType: znode.PatternLiteral}, readAll)},
@@ -97,11 +96,16 @@ func invalidOtherChanges() []invalid {
 }
 
 // Fault: none. Each invalid change fails its Batch with an error matching
-// migrationzk.ErrInvalidArgument before a write is sent: ZooKeeper is
-// unchanged, /migration included.
+// migrationzk.ErrInvalidArgument, naming what is wrong where the row
+// says, before a request is sent: ZooKeeper is unchanged, /migration
+// included.
 func TestInvalidChangesWriteNothing(t *testing.T) {
 	c := newCluster(t)
 	all := append(append(invalidTopicChanges(), invalidConfigChanges()...), invalidOtherChanges()...)
+	names := map[string]string{}
+	for _, r := range refusedBeforeSending() {
+		all, names[r.name] = append(all, r.invalid), r.names
+	}
 	for _, inv := range all {
 		t.Run(inv.name, func(t *testing.T) {
 			c := c.in(t)
@@ -111,8 +115,11 @@ func TestInvalidChangesWriteNothing(t *testing.T) {
 			if !errors.Is(err, migrationzk.ErrInvalidArgument) {
 				t.Fatalf("got %v, want ErrInvalidArgument", err)
 			}
-			if n := c.writeRequests(); n != 0 {
-				t.Fatalf("%d write requests sent", n)
+			if !strings.Contains(err.Error(), names[inv.name]) {
+				t.Fatalf("got %v, want an error naming %s", err, names[inv.name])
+			}
+			if n := c.faults.Requests(); n != 0 {
+				t.Fatalf("%d requests sent (%v), want none: no read decides", n, c.faults.Counts())
 			}
 			if s.MigrationZkVersion != c.s.MigrationZkVersion {
 				t.Fatalf("State moved to /migration version %d", s.MigrationZkVersion)

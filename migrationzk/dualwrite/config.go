@@ -25,6 +25,19 @@ type ConfigResource struct {
 	Name string
 }
 
+// nameRule checks r's name against Kafka's rule for a new resource's
+// name, and returns the znodes of r's entity that, when one exists, make
+// the name not new.
+func (r ConfigResource) nameRule() (paths []string, err error) {
+	switch r.Type {
+	case TopicConfig:
+		return []string{znode.TopicConfigEntity(r.Name).Path(), znode.TopicPath(r.Name)}, topicNameRule(r.Name)
+	case BrokerConfig:
+		return []string{znode.BrokerConfigEntity(r.Name).Path()}, brokerNameRule(r.Name)
+	}
+	return nil, nil
+}
+
 // entity returns the config entity of r.
 func (r ConfigResource) entity() (znode.ConfigEntity, error) {
 	switch r.Type {
@@ -50,6 +63,9 @@ type QuotaEntity struct {
 
 // configEntity returns the config entity of q.
 func (q QuotaEntity) configEntity() (znode.ConfigEntity, error) {
+	if err := checkQuotaEntity(q); err != nil {
+		return znode.ConfigEntity{}, err
+	}
 	name := func(s string) *string {
 		if s == znode.DefaultEntityName {
 			return nil
@@ -98,8 +114,14 @@ func (c *Client) WriteClientQuotas(ctx context.Context, s migrationzk.State, ent
 // WriteConfigs records WriteConfigs' change.
 func (b *Batch) WriteConfigs(resource ConfigResource, configs map[string]string) *Batch {
 	e, err := resource.entity()
+	if err == nil {
+		err = checkConfigs(configs)
+	}
+	paths, nameErr := resource.nameRule()
 	want := znode.Config(maps.Clone(configs))
-	return b.add(func(v *view, _ migrationzk.State) bool { return v.putConfig(e, want) }, err)
+	return b.add(func(v *view, _ migrationzk.State) bool {
+		return v.admitName(nameErr, paths...) && v.putConfig(e, want)
+	}, err)
 }
 
 // DeleteConfigs records DeleteConfigs' change.
@@ -131,6 +153,9 @@ func quotaConfig(entity QuotaEntity, quotas map[string]float64, scram map[string
 	}
 	cfg := znode.Config{}
 	for key, value := range quotas {
+		if err := checkQuotaValue(key, value); err != nil {
+			return nil, err
+		}
 		text, err := znode.FormatQuota(key, value)
 		if err != nil {
 			return nil, invalidf("quota entity %+v: %v", entity, err)

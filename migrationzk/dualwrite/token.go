@@ -73,18 +73,3 @@ func (b *Batch) writeProducerIDBlock(want znode.ProducerIDBlock, err error) *Bat
 		return known
 	}, err)
 }
-
-// checkToken checks a delegation token of a change: its id names one
-// znode, and its owner, requester and renewers are principals of the form
-// Type:name, as Kafka parses them.
-func checkToken(token znode.DelegationToken) error {
-	if err := checkName("delegation token", token.TokenID); err != nil {
-		return err
-	}
-	for _, p := range append([]string{token.Owner, token.TokenRequester}, token.Renewers...) {
-		if !isPrincipal(p) {
-			return invalidf("delegation token %q: principal %q, want Type:name", token.TokenID, p)
-		}
-	}
-	return nil
-}

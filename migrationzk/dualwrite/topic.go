@@ -1,11 +1,11 @@
 package dualwrite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -99,10 +99,17 @@ func (b *Batch) CreateTopic(t Topic) *Batch {
 	t.Partitions = maps.Clone(t.Partitions) // recorded as it is now, as the topic znode is
 	ids := sortedIDs(t.Partitions)
 	err := checkTopic(t, ids)
+	if err == nil {
+		err = checkStates(t.Name, ids, t.Partitions)
+	}
+	nameErr := topicNameRule(t.Name)
 	want := topicZnode(t)
 	data := want.Encode()
 	b.expect(3 + 2*len(ids))
 	return b.add(func(v *view, s migrationzk.State) bool {
+		if !v.admitName(nameErr, znode.TopicPath(t.Name)) {
+			return false
+		}
 		ok := v.putTopic(t.Name, want, data)
 		ok = v.ensure(znode.TopicConfigEntity(t.Name).Path(), emptyConfig) && ok
 		ok = v.ensure(znode.TopicPartitionsPath(t.Name), nil) && ok
@@ -119,7 +126,10 @@ func (b *Batch) UpdateTopic(t Topic) *Batch {
 	want := topicZnode(t)
 	data := want.Encode()
 	err := checkTopic(t, sortedIDs(t.Partitions))
-	return b.add(func(v *view, _ migrationzk.State) bool { return v.putTopic(t.Name, want, data) }, err)
+	nameErr := topicNameRule(t.Name)
+	return b.add(func(v *view, _ migrationzk.State) bool {
+		return v.admitName(nameErr, znode.TopicPath(t.Name)) && v.putTopic(t.Name, want, data)
+	}, err)
 }
 
 // DeleteTopic records DeleteTopic's change.
@@ -141,10 +151,17 @@ func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch
 	ids := sortedIDs(parts)
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkPartitions(topic, ids, parts, Partition.state)
+		err = checkAssignment(topic, ids, parts)
 	}
+	if err == nil {
+		err = checkStates(topic, ids, parts)
+	}
+	nameErr := topicNameRule(topic)
 	b.expect(2 * len(ids))
 	return b.add(func(v *view, s migrationzk.State) bool {
+		if !v.admitName(nameErr, znode.TopicPath(topic)) {
+			return false
+		}
 		ok := v.requireTopic(topic) && v.ensure(znode.TopicPartitionsPath(topic), nil)
 		if !v.listPartitions(topic) {
 			return false
@@ -159,10 +176,19 @@ func (b *Batch) UpdatePartitions(topic string, states map[int32]PartitionState) 
 	ids := sortedIDs(states)
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkPartitions(topic, ids, states, func(st PartitionState) PartitionState { return st })
+		err = checkIDs(topic, ids)
 	}
+	for _, id := range ids {
+		if err == nil {
+			err = cmp.Or(checkRecovery(topic, id, states[id]), checkISR(topic, id, states[id].ISR))
+		}
+	}
+	nameErr := topicNameRule(topic)
 	b.expect(len(ids))
 	return b.add(func(v *view, s migrationzk.State) bool {
+		if !v.admitName(nameErr, znode.TopicPath(topic)) || !v.checkAssigned(topic, ids, states) {
+			return false
+		}
 		return v.putPartitions(topic, ids, func(id int32) PartitionState { return states[id] }, s)
 	}, err)
 }
@@ -284,8 +310,8 @@ func (v *view) removeOtherPartitions(t Topic) bool {
 	return ok
 }
 
-// checkTopic checks a topic of a change; ids are its partitions' ids,
-// sorted.
+// checkTopic checks a topic of a change and its assignment; ids are its
+// partitions' ids, sorted.
 func checkTopic(t Topic, ids []int32) error {
 	if err := checkName("topic", t.Name); err != nil {
 		return err
@@ -293,34 +319,69 @@ func checkTopic(t Topic, ids []int32) error {
 	if len(t.Partitions) == 0 {
 		return invalidf("topic %q has no partitions", t.Name)
 	}
-	return checkPartitions(t.Name, ids, t.Partitions, Partition.state)
+	return checkAssignment(t.Name, ids, t.Partitions)
 }
 
-// state returns p's leader state.
-func (p Partition) state() PartitionState { return p.State }
-
-// checkPartitions checks the partition ids of a change (the keys of
-// parts, sorted) and the leader state of each, as state gives it: a leader
-// recovery state Kafka knows (0, recovered, or 1, recovering), which is
-// all a broker reads.
-func checkPartitions[V any](topic string, ids []int32, parts map[int32]V, state func(V) PartitionState) error {
+// checkAssignment checks the partition ids of a change (the keys of
+// parts, sorted) and the replicas of each.
+func checkAssignment(topic string, ids []int32, parts map[int32]Partition) error {
 	if err := checkIDs(topic, ids); err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if rs := state(parts[id]).LeaderRecoveryState; rs != 0 && rs != 1 {
-			return invalidf("topic %q partition %d: leader recovery state %d, want 0 (recovered) or 1 (recovering)", topic, id, rs)
+		if err := checkReplicas(topic, id, parts[id].Replicas); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// checkName checks a name that becomes one znode name.
-func checkName(what, name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
-		return invalidf("%s name %q", what, name)
+// checkStates checks the leader state of each partition of ids against
+// its replicas.
+func checkStates(topic string, ids []int32, parts map[int32]Partition) error {
+	for _, id := range ids {
+		p := parts[id]
+		if err := cmp.Or(checkRecovery(topic, id, p.State), checkLeaderState(topic, id, p.Replicas, p.State)); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// checkRecovery checks a leader recovery state: one Kafka knows (0,
+// recovered, or 1, recovering), which is all a broker reads.
+func checkRecovery(topic string, id int32, st PartitionState) error {
+	if rs := st.LeaderRecoveryState; rs != 0 && rs != 1 {
+		return invalidf("topic %q partition %d: leader recovery state %d, want 0 (recovered) or 1 (recovering)", topic, id, rs)
+	}
+	return nil
+}
+
+// checkAssigned checks the states of the partitions of ids of topic
+// against the replicas the topic znode assigns them once the ops planned
+// so far apply, and fails the batch on the first that breaks the rule. A
+// topic znode that is missing or does not decode checks nothing: the
+// write that needs it fails or is refused on its own. It reports whether
+// the topic znode is known.
+func (v *view) checkAssigned(topic string, ids []int32, states map[int32]PartitionState) bool {
+	z, known := v.current(znode.TopicPath(topic))
+	if !known || !z.Exists {
+		return known
+	}
+	assigned, err := znode.DecodeTopic(z.Data)
+	if err != nil {
+		return true
+	}
+	for _, id := range ids {
+		a, ok := assigned.Partitions[id]
+		if !ok {
+			continue
+		}
+		if err := checkLeaderState(topic, id, a.Replicas, states[id]); err != nil && v.err == nil {
+			v.err = err
+		}
+	}
+	return true
 }
 
 // checkIDs checks partition ids.
