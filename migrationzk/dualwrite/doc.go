@@ -23,6 +23,25 @@
 // A Sync after a Sync writes nothing; a Sync stopped partway is finished
 // by the next; znodes that do not decode are reported and left alone.
 //
+// A change that Kafka's KRaft controller would refuse, or that
+// ZooKeeper-mode brokers could not read back, fails with an error that
+// wraps migrationzk.ErrInvalidArgument and names the field at fault and
+// its value (never a config value, which may be a password); nothing is
+// written, and nothing is sent unless a read decides. Content rules apply
+// to every write: a partition has a replica list, neither empty nor
+// naming a broker twice; its leader is -1 or a replica, its ISR lists
+// replicas, each once; config keys and values, principals, hosts, token
+// fields and quota entities are valid UTF-8; an ACL entry's principal is
+// Type:name and its operation and permission type are not Any; a quota is
+// greater than 0; a token's renewers are Users. Name rules (Kafka's topic
+// name rule, a broker id as a broker config's name, "kafka-cluster" as the
+// Cluster resource's) apply only where a name is written anew: an entity
+// ZooKeeper holds under its name already, as legacy data that never passed
+// these rules, is written to, and nothing is refused a delete for its name.
+// What KRaft accepts passes even where ZooKeeper mode was stricter: an
+// operation the resource type has no use for, such as Group and Write, and
+// an empty ACL host are written.
+//
 // Where Kafka 3.9 errs, this package does better. Change notifications
 // (config_change_, acl_changes_) are created inside the fenced transaction
 // of their change, so they exist exactly once and only if the change

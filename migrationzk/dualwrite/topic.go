@@ -50,14 +50,18 @@ type PartitionState struct {
 // would have created it: the topic znode with its assignment and id, an
 // empty /config/topics/<t> unless one exists, and every partition with its
 // state; partitions ZooKeeper holds beyond t's are deleted, state first.
-// Of what exists already, only what differs is written.
+// Of what exists already, only what differs is written. A topic ZooKeeper
+// lacks must have a name Kafka accepts for a new topic (at most 249 ASCII
+// letters, digits, '.', '_' and '-'; not "." or ".."); every partition
+// must pass the rules of the package doc.
 func (c *Client) CreateTopic(ctx context.Context, s migrationzk.State, t Topic) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().CreateTopic(t))
 }
 
 // UpdateTopic writes t's assignment (the topic znode) when it differs from
 // ZooKeeper's; its partitions are left to CreatePartitions and
-// UpdatePartitions, as Kafka's updateTopic leaves them.
+// UpdatePartitions, as Kafka's updateTopic leaves them. Its name is
+// checked as CreateTopic checks it, and its replica lists.
 func (c *Client) UpdateTopic(ctx context.Context, s migrationzk.State, t Topic) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().UpdateTopic(t))
 }
@@ -77,7 +81,8 @@ func (c *Client) CreatePartitions(ctx context.Context, s migrationzk.State, topi
 
 // UpdatePartitions writes the leader and ISR of partitions of a topic; a
 // partition ZooKeeper lacks is created with it, a topic it lacks fails the
-// call, and nothing is written.
+// call, and nothing is written. Each leader and ISR is checked against
+// the replicas the topic znode assigns, as the Batch leaves it.
 func (c *Client) UpdatePartitions(ctx context.Context, s migrationzk.State, topic string, states map[int32]PartitionState) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().UpdatePartitions(topic, states))
 }
