@@ -328,13 +328,14 @@ func checkTopic(t Topic, ids []int32) error {
 }
 
 // checkAssignment checks the partition ids of a change (the keys of
-// parts, sorted) and the replicas of each.
+// parts, sorted) and the replicas of each, those of a reassignment
+// included.
 func checkAssignment(topic string, ids []int32, parts map[int32]Partition) error {
 	if err := checkIDs(topic, ids); err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if err := checkReplicas(topic, id, parts[id].Replicas); err != nil {
+		if err := cmp.Or(checkReplicas(topic, id, parts[id].Replicas), checkReassignment(topic, id, parts[id])); err != nil {
 			return err
 		}
 	}

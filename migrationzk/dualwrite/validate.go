@@ -124,6 +124,29 @@ func badBroker(ids []int32) (int32, bool) {
 	return 0, true
 }
 
+// checkReassignment checks the replicas a reassignment in progress adds
+// and removes: replicas of the partition, each listed once, none both
+// added and removed, as Kafka's controller computes them from the current
+// and the target assignment.
+func checkReassignment(topic string, id int32, p Partition) error {
+	for _, l := range []struct {
+		what string
+		ids  []int32
+	}{{"adding replicas", p.AddingReplicas}, {"removing replicas", p.RemovingReplicas}} {
+		for i, r := range l.ids {
+			if !slices.Contains(p.Replicas, r) || slices.Contains(l.ids[:i], r) {
+				return invalidf("topic %q partition %d: %s %v: broker %d is not one of the replicas %v or is listed twice", topic, id, l.what, l.ids, r, p.Replicas)
+			}
+		}
+	}
+	for _, r := range p.AddingReplicas {
+		if slices.Contains(p.RemovingReplicas, r) {
+			return invalidf("topic %q partition %d: broker %d is both an adding and a removing replica", topic, id, r)
+		}
+	}
+	return nil
+}
+
 // checkLeaderState checks a partition's leader and ISR against its
 // replicas: the leader is -1 (none) or a replica, and the ISR lists
 // replicas, each once. Kafka's controller never produces other states.

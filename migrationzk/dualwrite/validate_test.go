@@ -30,6 +30,16 @@ func partitionOf(replicas []int32, leader int32, isr []int32) dualwrite.Topic {
 		0: {Replicas: replicas, State: dualwrite.PartitionState{Leader: leader, ISR: isr}}}}
 }
 
+// reassigning returns a topic named orders whose partition 0, on brokers
+// 1, 2 and 3, is being reassigned.
+func reassigning(adding, removing []int32) dualwrite.Topic {
+	t := partitionOf([]int32{1, 2, 3}, 1, []int32{1, 2, 3})
+	p := t.Partitions[0]
+	p.AddingReplicas, p.RemovingReplicas = adding, removing
+	t.Partitions[0] = p
+	return t
+}
+
 func invalidReplicaChanges() []namedInvalid {
 	create := func(t dualwrite.Topic) func(*dualwrite.Batch) *dualwrite.Batch {
 		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(t) }
@@ -58,6 +68,9 @@ func invalidReplicaChanges() []namedInvalid {
 		{invalid{"ISR broker twice", create(partitionOf([]int32{1, 2}, 1, []int32{1, 1}))}, "ISR [1 1]: broker 1"},
 		{invalid{"created partition's leader outside its replicas", createParts(partitionOf([]int32{1, 2}, 9, []int32{1}))}, "leader 9"},
 		{invalid{"updated ISR broker twice", update(2, 2)}, "ISR [2 2]: broker 2"},
+		{invalid{"adding replica outside the replicas", create(reassigning([]int32{4}, nil))}, "adding replicas [4]: broker 4"},
+		{invalid{"removing replica twice", create(reassigning(nil, []int32{3, 3}))}, "removing replicas [3 3]: broker 3"},
+		{invalid{"replica both added and removed", create(reassigning([]int32{3}, []int32{3}))}, "broker 3 is both"},
 		{invalid{"updated ISR negative broker", update(2, -1)}, "ISR [2 -1]: broker -1"},
 	}
 }

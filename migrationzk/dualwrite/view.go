@@ -23,7 +23,8 @@ type view struct {
 	// wantData and wantChildren are reads planning needs and has not got.
 	wantData, wantChildren map[string]bool
 	ops                    []migrationzk.Op
-	// err is the first znode found that a change must not overwrite.
+	// err is the first znode found that a change must not overwrite, or
+	// the first new name refused once a read proved it new.
 	err error
 	// overwrite holds the paths whose undecodable data may be written
 	// over.
