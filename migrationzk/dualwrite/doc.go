@@ -29,7 +29,8 @@
 // its value (never a config value, which may be a password); nothing is
 // written, and nothing is sent unless a read decides. Content rules apply
 // to every write: a partition has a replica list, neither empty nor
-// naming a broker twice; its leader is -1 or a replica, its ISR lists
+// naming a broker twice, and a reassignment's adding and removing
+// replicas are among them; its leader is -1 or a replica, its ISR lists
 // replicas, each once; config keys and values, principals, hosts, token
 // fields and quota entities are valid UTF-8; an ACL entry's principal is
 // Type:name and its operation and permission type are not Any; a quota is
