@@ -102,7 +102,7 @@ func (a *app) loadImage(ctx context.Context, side string) (dualwrite.Image, erro
 // diffImages compares two images: the report, and the plan that makes
 // imgFrom into imgTo.
 func (a *app) diffImages(from, to string, imgFrom, imgTo dualwrite.Image) (diffReport, dualwrite.Plan) {
-	plan := withoutStatelessUpdates(dualwrite.Diff(withUndecodableOf(imgFrom, imgTo), imgTo), imgFrom, imgTo)
+	plan := dualwrite.Diff(withUndecodableOf(imgFrom, imgTo), imgTo)
 	r := diffReport{header: a.header(), From: from, To: to, Changes: plan.Changes, Counts: plan.Counts(),
 		Skipped: []undecodableView{}, Unplanned: unplanned(imgFrom, imgTo)}
 	if r.Changes == nil {
@@ -130,32 +130,6 @@ func withUndecodableOf(from, to dualwrite.Image) dualwrite.Image {
 	slices.SortFunc(all, func(a, b dualwrite.UndecodableZnode) int { return strings.Compare(a.Path, b.Path) })
 	from.Undecodable = all
 	return from
-}
-
-// withoutStatelessUpdates drops from plan the state updates of
-// partitions neither image holds a state for: Diff plans a state written
-// for each, yet writing one would not make from into to.
-func withoutStatelessUpdates(plan dualwrite.Plan, from, to dualwrite.Image) dualwrite.Plan {
-	out := dualwrite.Plan{Skipped: plan.Skipped}
-	for _, c := range plan.Changes {
-		if c.Kind == dualwrite.ChangeUpdatePartitions {
-			c.Partitions = slices.DeleteFunc(slices.Clone(c.Partitions), func(id int32) bool {
-				return !hasState(from, c.Subject, id) && !hasState(to, c.Subject, id)
-			})
-			if len(c.Partitions) == 0 {
-				continue
-			}
-		}
-		out.Changes = append(out.Changes, c)
-	}
-	return out
-}
-
-// hasState reports whether img holds a state for a partition, or does not
-// hold the partition.
-func hasState(img dualwrite.Image, topic string, id int32) bool {
-	p, ok := img.Topics[topic].Partitions[id]
-	return !ok || p.HasState()
 }
 
 // unplanned lists the differences between from and to that no change

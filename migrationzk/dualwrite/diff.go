@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
 )
 
 // ChangeKind names what a Change does, after the Client method that does
@@ -16,6 +18,12 @@ type ChangeKind string
 const (
 	ChangeCreateTopic           ChangeKind = "create-topic"
 	ChangeUpdateTopic           ChangeKind = "update-topic"
+	// ChangeReplaceTopic deletes a topic whose id differs from the one
+	// desired and creates it anew with that id, as Kafka's full sync
+	// does; its FromID and ToID name both ids. ZooKeeper-mode brokers
+	// holding the topic under its old id fail its partitions
+	// (InconsistentTopicIdException) until they learn the new one.
+	ChangeReplaceTopic ChangeKind = "replace-topic"
 	ChangeDeleteTopic           ChangeKind = "delete-topic"
 	ChangeCreatePartitions      ChangeKind = "create-partitions"
 	ChangeUpdatePartitions      ChangeKind = "update-partitions"
@@ -38,9 +46,22 @@ type Change struct {
 	Subject string `json:"subject"`
 	// Partitions lists the partitions of a partition change.
 	Partitions []int32 `json:"partitions,omitempty"`
+	// FromID and ToID are the topic ids of a replace-topic change: the
+	// one ZooKeeper holds, and the one desired ("" for none).
+	FromID string `json:"from_id,omitempty"`
+	ToID   string `json:"to_id,omitempty"`
 
+	// add records the change in a Batch; only Diff sets it, so a Change
+	// built by hand or decoded from JSON describes a change but cannot
+	// make one.
 	add func(*Batch)
 }
+
+// ErrNotPlanned is the cause of AddTo's error for a Change that Diff did
+// not make: one built by hand or decoded from a Plan's JSON, which names
+// a change but does not hold its content. It wraps
+// migrationzk.ErrInvalidArgument.
+var ErrNotPlanned = fmt.Errorf("%w: dualwrite: the change was not made by Diff", migrationzk.ErrInvalidArgument)
 
 // Plan is what makes one Image into another: the changes, in a
 // deterministic order, and the znodes left alone because they do not
@@ -72,6 +93,9 @@ func (p Plan) String() string {
 	var b strings.Builder
 	for _, c := range p.Changes {
 		fmt.Fprintf(&b, "%s %s", c.Kind, c.Subject)
+		if c.Kind == ChangeReplaceTopic {
+			fmt.Fprintf(&b, " id %s to %s", orNone(c.FromID), orNone(c.ToID))
+		}
 		if len(c.Partitions) > 0 {
 			fmt.Fprintf(&b, " partitions %v", c.Partitions)
 		}
@@ -94,11 +118,34 @@ func (p Plan) String() string {
 	return b.String()
 }
 
-// AddTo adds the plan's changes, in order, to b.
-func (p Plan) AddTo(b *Batch) {
+// orNone is an id as Plan.String shows it.
+func orNone(id string) string {
+	if id == "" {
+		return "none"
+	}
+	return id
+}
+
+// AddTo adds the plan's changes, in order, to b. When a change was not
+// made by Diff (a Change built by hand, or a Plan decoded from JSON), it
+// adds none of them and returns an error wrapping ErrNotPlanned, which b
+// also records: its Apply then fails without writing anything. A nil b
+// is an error too.
+func (p Plan) AddTo(b *Batch) error {
+	if b == nil {
+		return invalidf("AddTo a nil Batch")
+	}
+	for i, c := range p.Changes {
+		if c.add == nil {
+			err := fmt.Errorf("change %d (%s %q): %w", i, c.Kind, c.Subject, ErrNotPlanned)
+			b.add(nil, err)
+			return err
+		}
+	}
 	for _, c := range p.Changes {
 		c.add(b)
 	}
+	return nil
 }
 
 // Diff returns the plan that makes ZooKeeper, holding current, hold

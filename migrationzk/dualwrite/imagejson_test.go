@@ -97,7 +97,7 @@ func sameImage(t *testing.T, a, b dualwrite.Image) {
 func TestImageJSONRoundTrip(t *testing.T) {
 	img := richImage()
 	data := encode(t, img)
-	if !bytes.HasPrefix(data, []byte("{\n  \"schema_version\": 1,\n  \"topics\": [\n")) {
+	if !bytes.HasPrefix(data, []byte("{\n  \"schema_version\": 2,\n  \"topics\": [\n")) {
 		t.Fatalf("output does not start with the schema version:\n%s", data)
 	}
 	got, err := dualwrite.ReadImageJSON(bytes.NewReader(data))
@@ -180,7 +180,7 @@ func TestImageJSONNoState(t *testing.T) {
 // naming what was found.
 func TestReadImageJSONSchemaVersion(t *testing.T) {
 	for _, tc := range []struct{ doc, found string }{
-		{`{"schema_version":2,"topics":[]}`, "2"},
+		{`{"schema_version":3,"topics":[]}`, "3"},
 		{`{"schema_version":1.0}`, "1.0"},
 		{`{"schema_version":"1"}`, `"1"`},
 		{`{"schema_version":null}`, "null"},
@@ -193,12 +193,14 @@ func TestReadImageJSONSchemaVersion(t *testing.T) {
 		if !errors.As(err, &sv) || sv.Found != tc.found {
 			t.Fatalf("%s: got %v, want a *SchemaVersionError finding %q", tc.doc, err, tc.found)
 		}
-		if !strings.Contains(err.Error(), "this reads version 1") {
+		if !strings.Contains(err.Error(), "this reads versions 1 to 2") {
 			t.Fatalf("%s: message %q", tc.doc, err)
 		}
 	}
-	if _, err := dualwrite.ReadImageJSON(strings.NewReader(`{"schema_version":1}`)); err != nil {
-		t.Fatalf("version 1 without domains: %v", err)
+	for _, doc := range []string{`{"schema_version":1}`, `{"schema_version":2}`} {
+		if _, err := dualwrite.ReadImageJSON(strings.NewReader(doc)); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
 	}
 }
 
