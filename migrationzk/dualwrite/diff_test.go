@@ -112,7 +112,9 @@ func topicDiffCases() []diffCase {
 // of partitions outside the assignment: what the desired image does not
 // ask for is never planned.
 func statelessDiffCases() []diffCase {
-	noState := func(id int32) func(*dualwrite.Image) { return editTopic("orders", func(t *dualwrite.Topic) { dropState(t, id) }) }
+	noState := func(id int32) func(*dualwrite.Image) {
+		return editTopic("orders", func(t *dualwrite.Topic) { dropState(t, id) })
+	}
 	stray := func(st *dualwrite.PartitionState) func(*dualwrite.Image) {
 		return editTopic("orders", func(t *dualwrite.Topic) { t.Unassigned = map[int32]dualwrite.UnassignedPartition{7: {State: st}} })
 	}
