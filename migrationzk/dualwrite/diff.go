@@ -16,14 +16,8 @@ type ChangeKind string
 
 // The kinds of change a Plan holds.
 const (
-	ChangeCreateTopic ChangeKind = "create-topic"
-	ChangeUpdateTopic ChangeKind = "update-topic"
-	// ChangeReplaceTopic deletes a topic whose id differs from the one
-	// desired and creates it anew with that id, as Kafka's full sync
-	// does; its FromID and ToID name both ids. ZooKeeper-mode brokers
-	// holding the topic under its old id fail its partitions
-	// (InconsistentTopicIdException) until they learn the new one.
-	ChangeReplaceTopic          ChangeKind = "replace-topic"
+	ChangeCreateTopic           ChangeKind = "create-topic"
+	ChangeUpdateTopic           ChangeKind = "update-topic"
 	ChangeDeleteTopic           ChangeKind = "delete-topic"
 	ChangeCreatePartitions      ChangeKind = "create-partitions"
 	ChangeUpdatePartitions      ChangeKind = "update-partitions"
@@ -36,6 +30,13 @@ const (
 	ChangeWriteDelegationToken  ChangeKind = "write-delegation-token"
 	ChangeDeleteDelegationToken ChangeKind = "delete-delegation-token"
 	ChangeWriteProducerID       ChangeKind = "write-producer-id"
+
+	// ChangeReplaceTopic deletes a topic whose id differs from the one
+	// desired and creates it anew with that id, as Kafka's full sync
+	// does; its FromID and ToID name both ids. ZooKeeper-mode brokers
+	// holding the topic under its old id fail its partitions
+	// (InconsistentTopicIdException) until they learn the new one.
+	ChangeReplaceTopic ChangeKind = "replace-topic"
 )
 
 // Change is one change of a Plan.
