@@ -155,7 +155,7 @@ func (p Plan) AddTo(b *Batch) error {
 // was stamped with, are no difference). Znodes current could not decode
 // are left alone and listed as skipped. Diff is pure and deterministic.
 func Diff(current, desired Image) Plan {
-	d := differ{bad: map[string]bool{}}
+	d := differ{bad: map[string]bool{}, replaced: map[string]bool{}}
 	for _, u := range current.Undecodable {
 		d.bad[u.Path] = true
 		d.plan.Skipped = append(d.plan.Skipped, u)
@@ -173,6 +173,9 @@ func Diff(current, desired Image) Plan {
 type differ struct {
 	plan Plan
 	bad  map[string]bool // paths that do not decode
+	// replaced holds the topics replaced, whose configs are deleted and
+	// created empty with them.
+	replaced map[string]bool
 }
 
 // add appends a change unless it would write one of the paths that do not

@@ -99,9 +99,9 @@ func topicDiffCases() []diffCase {
 			t.Partitions[0] = p
 		}), want: []string{"update-partitions payments partitions [0]"}},
 		{name: "topic id changed is a replace", desired: editTopic("orders", func(t *dualwrite.Topic) { t.ID = otherUUID }),
-			want: []string{"replace-topic orders id ASNFZ4mrze8P7cuph2VDIQ to AAAAAAAAAAEAAAAAAAAAAg"}},
+			want: []string{"replace-topic orders id ASNFZ4mrze8P7cuph2VDIQ to AAAAAAAAAAEAAAAAAAAAAg", "write-configs topics/orders"}},
 		{name: "topic id removed is a replace", desired: editTopic("orders", func(t *dualwrite.Topic) { t.ID = znode.Uuid{} }),
-			want: []string{"replace-topic orders id ASNFZ4mrze8P7cuph2VDIQ to none"}},
+			want: []string{"replace-topic orders id ASNFZ4mrze8P7cuph2VDIQ to none", "write-configs topics/orders"}},
 		{name: "topic id added is an update", current: editTopic("orders", func(t *dualwrite.Topic) { t.ID = znode.Uuid{} }),
 			want: []string{"update-topic orders"}},
 		{name: "Name field need not be set", desired: editTopic("orders", func(t *dualwrite.Topic) { t.Name = "" })},

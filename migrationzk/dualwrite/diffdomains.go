@@ -21,6 +21,7 @@ func (d *differ) topics(current, desired map[string]Topic) {
 		case !exists:
 			d.addTree(Change{Kind: ChangeCreateTopic, Subject: name, add: func(b *Batch) { b.CreateTopic(want) }}, topicTrees(name)...)
 		case idReplaced(have.ID, want.ID):
+			d.replaced[name] = true
 			d.addTree(Change{Kind: ChangeReplaceTopic, Subject: name, FromID: have.ID.String(), ToID: idText(want.ID),
 				add: func(b *Batch) { b.DeleteTopic(name).CreateTopic(want) }}, topicTrees(name)...)
 		default:
@@ -155,6 +156,9 @@ func (d *differ) configs(current, desired map[ConfigResource]map[string]string) 
 	less := func(a, b ConfigResource) bool { return a.Type < b.Type || a.Type == b.Type && a.Name < b.Name }
 	for _, r := range sortedKeys(all, less) {
 		want, have := desired[r], current[r]
+		if r.Type == TopicConfig && d.replaced[r.Name] {
+			have = nil // deleted with the topic, and created empty
+		}
 		if maps.Equal(want, have) {
 			continue
 		}
