@@ -153,7 +153,13 @@ func (p Plan) AddTo(b *Batch) error {
 // desired: only what differs in meaning (the order of keys, of ACL
 // entries and of JSON fields, and the controller epoch a partition state
 // was stamped with, are no difference). Znodes current could not decode
-// are left alone and listed as skipped. Diff is pure and deterministic.
+// are left alone and listed as skipped. Nothing desired does not hold is
+// planned: a partition of desired without a state (HasState) gets none,
+// and a partition outside the assignment is deleted when desired lacks
+// it (Topic.Unassigned), never written into the topic znode, so that
+// Diff(x, x) is empty for every image x Read returns. A topic whose id
+// differs is a ChangeReplaceTopic; a topic given an id where it has none
+// is a ChangeUpdateTopic. Diff is pure and deterministic.
 func Diff(current, desired Image) Plan {
 	d := differ{bad: map[string]bool{}, replaced: map[string]bool{}}
 	for _, u := range current.Undecodable {
