@@ -171,30 +171,34 @@ func (g treeGen) topic(name string) rawTree {
 	return tree
 }
 
-// others is a choice of the other domains, each as Kafka writes it:
-// configs, quotas with SCRAM credentials, ACLs, a delegation token and the
-// producer-id block.
+// others is a choice of otherDomains, each pretty or not.
 func (g treeGen) others() rawTree {
-	all := []rawZnode{
-		{"/config/brokers/1", []byte(`{"version":1,"config":{"log.retention.hours":"1"}}`)},
-		{"/config/brokers/<default>", []byte(`{"version":1,"config":{"num.io.threads":"8"}}`)},
-		{"/config/users/alice", []byte(`{"version":1,"config":{"producer_byte_rate":"1024.0","SCRAM-SHA-256":"salt=c2FsdA==,stored_key=c3RvcmVk,server_key=c2VydmVy,iterations=4096"}}`)},
-		{"/config/users/alice/clients/app", []byte(`{"version":1,"config":{"consumer_byte_rate":"2048.0"}}`)},
-		{"/config/users/<default>", []byte(`{"version":1,"config":{"request_percentage":"12.5"}}`)},
-		{"/config/clients/<default>", []byte(`{"version":1,"config":{"consumer_byte_rate":"4096.0"}}`)},
-		{"/config/ips/10.0.0.1", []byte(`{"version":1,"config":{"connection_creation_rate":"10.0"}}`)},
-		{"/kafka-acl/Topic/foo", []byte(`{"version":1,"acls":[{"principal":"User:alice","permissionType":"Allow","operation":"Read","host":"*"}]}`)},
-		{"/kafka-acl-extended/prefixed/Group/app-", []byte(`{"version":1,"acls":[{"principal":"User:bob","permissionType":"Deny","operation":"All","host":"10.0.0.2"}]}`)},
-		{"/delegation_token/tokens/tok1", []byte(`{"version":3,"owner":"User%3Aalice","tokenRequester":"User%3Aalice","renewers":["User%3Abob"],"issueTimestamp":0,"maxTimestamp":100,"expiryTimestamp":1000,"tokenId":"tok1"}`)},
-		{"/latest_producer_id_block", []byte(`{"version":1,"broker":2,"block_start":"5000","block_end":"5999"}`)},
-	}
 	var out rawTree
-	for _, z := range all {
+	for _, z := range otherDomains() {
 		if g.r.IntN(3) > 0 {
 			out = append(out, rawZnode{z.path, g.pretty(string(z.data))})
 		}
 	}
 	return out
+}
+
+// otherDomains are the other domains, each as Kafka writes it: configs,
+// quotas with SCRAM credentials, ACLs, a delegation token and the
+// producer-id block.
+func otherDomains() rawTree {
+	return rawTree{
+		{"/config/brokers/1", []byte(`{"version":1,"config":{"log.retention.hours":"1"}}`)},
+		{"/config/brokers/<default>", []byte(`{"version":1,"config":{"num.io.threads":"8"}}`)},
+		{"/config/users/alice", []byte(`{"version":1,"config":{"producer_byte_rate":"1024","SCRAM-SHA-256":"salt=c2FsdA==,stored_key=c3RvcmVk,server_key=c2VydmVy,iterations=4096"}}`)},
+		{"/config/users/alice/clients/app", []byte(`{"version":1,"config":{"consumer_byte_rate":"2048"}}`)},
+		{"/config/users/<default>", []byte(`{"version":1,"config":{"request_percentage":"12.5"}}`)},
+		{"/config/clients/<default>", []byte(`{"version":1,"config":{"consumer_byte_rate":"4096"}}`)},
+		{"/config/ips/10.0.0.1", []byte(`{"version":1,"config":{"connection_creation_rate":"10"}}`)},
+		{"/kafka-acl/Topic/foo", []byte(`{"version":1,"acls":[{"principal":"User:alice","permissionType":"Allow","operation":"Read","host":"*"}]}`)},
+		{"/kafka-acl-extended/prefixed/Group/app-", []byte(`{"version":1,"acls":[{"principal":"User:bob","permissionType":"Deny","operation":"All","host":"10.0.0.2"}]}`)},
+		{"/delegation_token/tokens/tok1", []byte(`{"version":3,"owner":"User%3Aalice","tokenRequester":"User%3Aalice","renewers":["User%3Abob"],"issueTimestamp":0,"maxTimestamp":100,"expiryTimestamp":1000,"tokenId":"tok1"}`)},
+		{"/latest_producer_id_block", []byte(`{"version":1,"broker":2,"block_start":"5000","block_end":"5999"}`)},
+	}
 }
 
 // tree is a whole random tree: a few topics and the other domains.
@@ -212,6 +216,7 @@ func (g treeGen) tree() rawTree {
 func fixedTrees() map[string]rawTree {
 	state := []byte(`{"controller_epoch":3,"leader":2,"version":1,"leader_epoch":7,"isr":[2,0]}`)
 	return map[string]rawTree{
+		"every other domain": otherDomains(),
 		"topic without partitions znodes": {
 			{znode.TopicPath("old"), []byte(`{"version":1,"partitions":{"0":[0,1],"1":[1,0]}}`)},
 		},
@@ -325,6 +330,9 @@ func TestPropertySyncOfReadWritesNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := newCluster(t)
 			c.plant(tree)
+			if img := c.read(); len(img.Undecodable) > 0 || len(img.Topics) == 0 && len(img.ACLs) != 2 {
+				t.Fatalf("the fixed tree does not read whole: %+v", img)
+			}
 			c.checkReadIsStable(200)
 			c.checkAddedTopicOnly(300)
 		})
