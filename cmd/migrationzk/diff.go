@@ -42,14 +42,18 @@ type undecodableView struct {
 }
 
 // unplannedDiff is a difference no change of a plan makes: a znode that
-// does not decode on one side, or does not decode alike on both; or a
+// does not decode on one side, or does not decode alike on both; a
+// partition state only From holds, or a partition outside its topic's
+// assignment only To holds (the migration makes up neither); or a
 // producer id block only From holds (the migration never deletes it).
 type unplannedDiff struct {
-	// Kind is "undecodable" or "producer-id-block".
+	// Kind is "undecodable", "partition-state", "unassigned-partition" or
+	// "producer-id-block".
 	Kind    string `json:"kind"`
 	Subject string `json:"subject"`
 	// From and To say what each side holds: an undecodable znode's
-	// error, "" where it decodes; a producer id block, "none" for none.
+	// error, "" where it decodes; a partition, "none" where it is not;
+	// a producer id block, "none" for none.
 	From string `json:"from"`
 	To   string `json:"to"`
 }
@@ -102,7 +106,7 @@ func (a *app) loadImage(ctx context.Context, side string) (dualwrite.Image, erro
 // diffImages compares two images: the report, and the plan that makes
 // imgFrom into imgTo.
 func (a *app) diffImages(from, to string, imgFrom, imgTo dualwrite.Image) (diffReport, dualwrite.Plan) {
-	plan := withoutStatelessUpdates(dualwrite.Diff(withUndecodableOf(imgFrom, imgTo), imgTo), imgFrom, imgTo)
+	plan := dualwrite.Diff(withUndecodableOf(imgFrom, imgTo), imgTo)
 	r := diffReport{header: a.header(), From: from, To: to, Changes: plan.Changes, Counts: plan.Counts(),
 		Skipped: []undecodableView{}, Unplanned: unplanned(imgFrom, imgTo)}
 	if r.Changes == nil {
@@ -132,32 +136,6 @@ func withUndecodableOf(from, to dualwrite.Image) dualwrite.Image {
 	return from
 }
 
-// withoutStatelessUpdates drops from plan the state updates of
-// partitions neither image holds a state for: Diff plans a state written
-// for each, yet writing one would not make from into to.
-func withoutStatelessUpdates(plan dualwrite.Plan, from, to dualwrite.Image) dualwrite.Plan {
-	out := dualwrite.Plan{Skipped: plan.Skipped}
-	for _, c := range plan.Changes {
-		if c.Kind == dualwrite.ChangeUpdatePartitions {
-			c.Partitions = slices.DeleteFunc(slices.Clone(c.Partitions), func(id int32) bool {
-				return !hasState(from, c.Subject, id) && !hasState(to, c.Subject, id)
-			})
-			if len(c.Partitions) == 0 {
-				continue
-			}
-		}
-		out.Changes = append(out.Changes, c)
-	}
-	return out
-}
-
-// hasState reports whether img holds a state for a partition, or does not
-// hold the partition.
-func hasState(img dualwrite.Image, topic string, id int32) bool {
-	p, ok := img.Topics[topic].Partitions[id]
-	return !ok || p.HasState()
-}
-
 // unplanned lists the differences between from and to that no change
 // makes.
 func unplanned(from, to dualwrite.Image) []unplannedDiff {
@@ -175,10 +153,34 @@ func unplanned(from, to dualwrite.Image) []unplannedDiff {
 			out = append(out, unplannedDiff{Kind: "undecodable", Subject: p, From: errsFrom[p], To: errsTo[p]})
 		}
 	}
+	out = append(out, unplannedPartitions(from, to)...)
 	if from.ProducerIDBlock != nil && to.ProducerIDBlock == nil {
 		b := from.ProducerIDBlock
 		out = append(out, unplannedDiff{Kind: "producer-id-block", Subject: "/latest_producer_id_block",
 			From: fmt.Sprintf("[%d, %d] of broker %d", b.BlockStart, b.BlockEnd, b.BrokerID), To: "none"})
+	}
+	return out
+}
+
+// unplannedPartitions lists the partitions no change makes into what to
+// holds: a state only from holds (Diff writes no state to holds none
+// for, and deletes none), and a partition outside its topic's assignment
+// only to holds (Diff never creates one).
+func unplannedPartitions(from, to dualwrite.Image) []unplannedDiff {
+	var out []unplannedDiff
+	for _, name := range slices.Sorted(maps.Keys(to.Topics)) {
+		ft, tt := from.Topics[name], to.Topics[name]
+		for _, id := range slices.Sorted(maps.Keys(tt.Partitions)) {
+			if p, ok := ft.Partitions[id]; ok && p.HasState() && !tt.Partitions[id].HasState() {
+				out = append(out, unplannedDiff{Kind: "partition-state", Subject: fmt.Sprintf("%s partition %d", name, id), From: "a state", To: "none"})
+			}
+		}
+		for _, id := range slices.Sorted(maps.Keys(tt.Unassigned)) {
+			_, held := ft.Unassigned[id]
+			if _, assigned := ft.Partitions[id]; !held && !assigned {
+				out = append(out, unplannedDiff{Kind: "unassigned-partition", Subject: fmt.Sprintf("%s partition %d", name, id), From: "none", To: "outside the assignment"})
+			}
+		}
 	}
 	return out
 }

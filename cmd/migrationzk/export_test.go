@@ -298,13 +298,13 @@ func TestDiffErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	v1 := write("v1.json", "{\"schema_version\": 1}\n")
-	v2 := write("v2.json", "{\"schema_version\": 2, \"topics\": []}\n")
+	v3 := write("v3.json", "{\"schema_version\": 3, \"topics\": []}\n")
 	for _, tc := range []struct {
 		name   string
 		args   []string
 		stderr string
 	}{
-		{"schema-version-2", []string{"diff", v1, v2}, v2 + ": dualwrite: image JSON: schema_version 2, this reads version 1"},
+		{"schema-version-3", []string{"diff", v1, v3}, v3 + ": dualwrite: image JSON: schema_version 3, this reads versions 1 to 2"},
 		{"no-version", []string{"diff", write("none.json", `{"topics":[]}`), v1}, `no "schema_version" as the first key`},
 		{"truncated", []string{"diff", v1, write("cut.json", `{"schema_version":1,"topics":[{"name"`)}, "not an image export: dualwrite: image JSON at byte 30 topics[0]: unexpected EOF"},
 		{"missing-file", []string{"diff", v1, filepath.Join(dir, "absent.json")}, "no such file or directory"},
@@ -322,14 +322,14 @@ func TestDiffErrors(t *testing.T) {
 			}
 		})
 	}
-	r := runBinary(t, nil, "diff", "--output", "json", v1, v2)
+	r := runBinary(t, nil, "diff", "--output", "json", v1, v3)
 	wantCode(t, r, exitError)
 	var out struct {
 		header
 		Error string `json:"error"`
 	}
 	oneJSONObject(t, r.stdout, &out)
-	if out.Command != "diff" || !strings.Contains(out.Error, "schema_version 2") {
+	if out.Command != "diff" || !strings.Contains(out.Error, "schema_version 3") {
 		t.Fatalf("json error: %+v", out)
 	}
 	r = runBinary(t, nil, "diff", v1, "--", v1)

@@ -197,8 +197,13 @@ func (c *cluster) seedKafka(epoch int32, topics ...topic) {
 	var batch []any
 	for _, tp := range topics {
 		dir := znode.TopicsPath + "/" + tp.name
+		id, _ := znode.ParseUuid("cDz3VdoFSamPyu3jZ-Vh0w")
+		assignment := znode.Topic{ID: id, Partitions: map[int32]znode.ReplicaAssignment{}}
+		for p := range tp.stamps {
+			assignment.Partitions[int32(p)] = znode.ReplicaAssignment{Replicas: []int32{1, 2, 3}}
+		}
 		ops := []any{
-			create(dir, []byte(`{"partitions":{"0":[1,2,3]},"topic_id":"cDz3VdoFSamPyu3jZ-Vh0w","adding_replicas":{},"removing_replicas":{},"version":3}`), 0),
+			create(dir, assignment.Encode(), 0),
 			create(dir+"/partitions", nil, 0),
 		}
 		for p, stamp := range tp.stamps {

@@ -67,6 +67,9 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 	if b.err != nil {
 		return s, nil, b.err
 	}
+	if b.c == nil {
+		return s, nil, invalidf("a Batch not made by Client.Batch")
+	}
 	v := b.newView()
 	for round := 0; ; round++ {
 		ops, err := b.plan(ctx, v, s)

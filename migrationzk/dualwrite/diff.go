@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
 )
 
 // ChangeKind names what a Change does, after the Client method that does
@@ -28,6 +30,13 @@ const (
 	ChangeWriteDelegationToken  ChangeKind = "write-delegation-token"
 	ChangeDeleteDelegationToken ChangeKind = "delete-delegation-token"
 	ChangeWriteProducerID       ChangeKind = "write-producer-id"
+
+	// ChangeReplaceTopic deletes a topic whose id differs from the one
+	// desired and creates it anew with that id, as Kafka's full sync
+	// does; its FromID and ToID name both ids. ZooKeeper-mode brokers
+	// holding the topic under its old id fail its partitions
+	// (InconsistentTopicIdException) until they learn the new one.
+	ChangeReplaceTopic ChangeKind = "replace-topic"
 )
 
 // Change is one change of a Plan.
@@ -38,9 +47,22 @@ type Change struct {
 	Subject string `json:"subject"`
 	// Partitions lists the partitions of a partition change.
 	Partitions []int32 `json:"partitions,omitempty"`
+	// FromID and ToID are the topic ids of a replace-topic change: the
+	// one ZooKeeper holds, and the one desired ("" for none).
+	FromID string `json:"from_id,omitempty"`
+	ToID   string `json:"to_id,omitempty"`
 
+	// add records the change in a Batch; only Diff sets it, so a Change
+	// built by hand or decoded from JSON describes a change but cannot
+	// make one.
 	add func(*Batch)
 }
+
+// ErrNotPlanned is the cause of AddTo's error for a Change that Diff did
+// not make: one built by hand or decoded from a Plan's JSON, which names
+// a change but does not hold its content. It wraps
+// migrationzk.ErrInvalidArgument.
+var ErrNotPlanned = fmt.Errorf("%w: dualwrite: the change was not made by Diff", migrationzk.ErrInvalidArgument)
 
 // Plan is what makes one Image into another: the changes, in a
 // deterministic order, and the znodes left alone because they do not
@@ -72,6 +94,9 @@ func (p Plan) String() string {
 	var b strings.Builder
 	for _, c := range p.Changes {
 		fmt.Fprintf(&b, "%s %s", c.Kind, c.Subject)
+		if c.Kind == ChangeReplaceTopic {
+			fmt.Fprintf(&b, " id %s to %s", orNone(c.FromID), orNone(c.ToID))
+		}
 		if len(c.Partitions) > 0 {
 			fmt.Fprintf(&b, " partitions %v", c.Partitions)
 		}
@@ -94,20 +119,49 @@ func (p Plan) String() string {
 	return b.String()
 }
 
-// AddTo adds the plan's changes, in order, to b.
-func (p Plan) AddTo(b *Batch) {
+// orNone is an id as Plan.String shows it.
+func orNone(id string) string {
+	if id == "" {
+		return "none"
+	}
+	return id
+}
+
+// AddTo adds the plan's changes, in order, to b. When a change was not
+// made by Diff (a Change built by hand, or a Plan decoded from JSON), it
+// adds none of them and returns an error wrapping ErrNotPlanned, which b
+// also records: its Apply then fails without writing anything. A nil b
+// is an error too.
+func (p Plan) AddTo(b *Batch) error {
+	if b == nil {
+		return invalidf("AddTo a nil Batch")
+	}
+	for i, c := range p.Changes {
+		if c.add == nil {
+			err := fmt.Errorf("change %d (%s %q): %w", i, c.Kind, c.Subject, ErrNotPlanned)
+			b.add(nil, err)
+			return err
+		}
+	}
 	for _, c := range p.Changes {
 		c.add(b)
 	}
+	return nil
 }
 
 // Diff returns the plan that makes ZooKeeper, holding current, hold
 // desired: only what differs in meaning (the order of keys, of ACL
 // entries and of JSON fields, and the controller epoch a partition state
 // was stamped with, are no difference). Znodes current could not decode
-// are left alone and listed as skipped. Diff is pure and deterministic.
+// are left alone and listed as skipped. Nothing desired does not hold is
+// planned: a partition of desired without a state (HasState) gets none,
+// and a partition outside the assignment is deleted when desired lacks
+// it (Topic.Unassigned), never written into the topic znode, so that
+// Diff(x, x) is empty for every image x Read returns. A topic whose id
+// differs is a ChangeReplaceTopic; a topic given an id where it has none
+// is a ChangeUpdateTopic. Diff is pure and deterministic.
 func Diff(current, desired Image) Plan {
-	d := differ{bad: map[string]bool{}}
+	d := differ{bad: map[string]bool{}, replaced: map[string]bool{}}
 	for _, u := range current.Undecodable {
 		d.bad[u.Path] = true
 		d.plan.Skipped = append(d.plan.Skipped, u)
@@ -125,6 +179,9 @@ func Diff(current, desired Image) Plan {
 type differ struct {
 	plan Plan
 	bad  map[string]bool // paths that do not decode
+	// replaced holds the topics replaced, whose configs are deleted and
+	// created empty with them.
+	replaced map[string]bool
 }
 
 // add appends a change unless it would write one of the paths that do not

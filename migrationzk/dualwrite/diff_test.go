@@ -98,12 +98,67 @@ func topicDiffCases() []diffCase {
 			p.State.LeaderRecoveryState = 1
 			t.Partitions[0] = p
 		}), want: []string{"update-partitions payments partitions [0]"}},
-		{name: "topic id changed is delete and create", desired: editTopic("orders", func(t *dualwrite.Topic) { t.ID = otherUUID }),
-			want: []string{"delete-topic orders", "create-topic orders"}},
-		{name: "topic id added", current: editTopic("orders", func(t *dualwrite.Topic) { t.ID = znode.Uuid{} }),
+		{name: "topic id changed is a replace", desired: editTopic("orders", func(t *dualwrite.Topic) { t.ID = otherUUID }),
+			want: []string{"replace-topic orders id ASNFZ4mrze8P7cuph2VDIQ to AAAAAAAAAAEAAAAAAAAAAg", "write-configs topics/orders"}},
+		{name: "topic id removed is a replace", desired: editTopic("orders", func(t *dualwrite.Topic) { t.ID = znode.Uuid{} }),
+			want: []string{"replace-topic orders id ASNFZ4mrze8P7cuph2VDIQ to none", "write-configs topics/orders"}},
+		{name: "topic id added is an update", current: editTopic("orders", func(t *dualwrite.Topic) { t.ID = znode.Uuid{} }),
 			want: []string{"update-topic orders"}},
 		{name: "Name field need not be set", desired: editTopic("orders", func(t *dualwrite.Topic) { t.Name = "" })},
 	}
+}
+
+// statelessDiffCases are the Diff rows of partitions without a state and
+// of partitions outside the assignment: what the desired image does not
+// ask for is never planned.
+func statelessDiffCases() []diffCase {
+	noState := func(id int32) func(*dualwrite.Image) {
+		return editTopic("orders", func(t *dualwrite.Topic) { dropState(t, id) })
+	}
+	stray := func(st *dualwrite.PartitionState) func(*dualwrite.Image) {
+		return editTopic("orders", func(t *dualwrite.Topic) { t.Unassigned = map[int32]dualwrite.UnassignedPartition{7: {State: st}} })
+	}
+	both := func(fs ...func(*dualwrite.Image)) func(*dualwrite.Image) {
+		return func(img *dualwrite.Image) {
+			for _, f := range fs {
+				f(img)
+			}
+		}
+	}
+	state := dualwrite.PartitionState{Leader: 1, LeaderEpoch: 4, ISR: []int32{1}}
+	return []diffCase{
+		{name: "no state on both sides", current: noState(1), desired: noState(1)},
+		{name: "no state in ZooKeeper, one desired", current: noState(1), want: []string{"update-partitions orders partitions [1]"}},
+		{name: "a state in ZooKeeper, none desired", desired: noState(1)},
+		{name: "a new partition without a state", desired: both(editTopic("orders", func(t *dualwrite.Topic) { t.Partitions[2] = topic("x", 3).Partitions[2] }), noState(2)),
+			want: []string{"update-topic orders"}},
+		{name: "unassigned on both sides", current: stray(&state), desired: stray(nil)},
+		{name: "unassigned without a state on both sides", current: stray(nil), desired: stray(nil)},
+		{name: "unassigned desired, absent in ZooKeeper", desired: stray(&state)},
+		{name: "unassigned in ZooKeeper, absent desired", current: stray(nil), want: []string{"delete-partitions orders partitions [7]"}},
+		{name: "unassigned in ZooKeeper, assigned desired", current: stray(nil), desired: editTopic("orders", func(t *dualwrite.Topic) { t.Partitions[7] = topic("x", 3).Partitions[2] }),
+			want: []string{"update-topic orders", "update-partitions orders partitions [7]"}},
+		{name: "unassigned with its state, assigned desired with it", current: stray(&state), desired: editTopic("orders", func(t *dualwrite.Topic) {
+			t.Partitions[7] = dualwrite.Partition{Replicas: []int32{1}, State: state}
+		}), want: []string{"update-topic orders"}},
+		{name: "assigned in ZooKeeper, unassigned desired", desired: editTopic("orders", func(t *dualwrite.Topic) {
+			delete(t.Partitions, 1)
+			t.Unassigned = map[int32]dualwrite.UnassignedPartition{1: {}}
+		}), want: []string{"update-topic orders"}},
+	}
+}
+
+// dropState makes partition id of t one without a state, as Read finds
+// it, through the image JSON (the only way to build one).
+func dropState(t *dualwrite.Topic, id int32) {
+	doc := fmt.Sprintf(`{"schema_version":2,"topics":[{"name":"x","partitions":[{"id":%d,"replicas":[1],"state":null}]}]}`, id)
+	img, err := dualwrite.ReadImageJSON(strings.NewReader(doc))
+	if err != nil {
+		panic(err)
+	}
+	p := img.Topics["x"].Partitions[id]
+	p.Replicas = t.Partitions[id].Replicas
+	t.Partitions[id] = p
 }
 
 func configDiffCases() []diffCase {
@@ -169,7 +224,7 @@ func otherDiffCases() []diffCase {
 // Fault: none (pure). Diff plans exactly the change of each domain that
 // differs, no change where the images mean the same, in a fixed order.
 func TestDiffDomains(t *testing.T) {
-	cases := append(append(append([]diffCase{{name: "same"}}, topicDiffCases()...), configDiffCases()...), otherDiffCases()...)
+	cases := append(append(append(append([]diffCase{{name: "same"}}, topicDiffCases()...), statelessDiffCases()...), configDiffCases()...), otherDiffCases()...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			current, desired := fullImage(), fullImage()

@@ -3,38 +3,52 @@ package dualwrite
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // topics plans the topics: created, their assignment updated, their
 // partitions created, updated or deleted, deleted; a topic whose id
-// changed is deleted and created anew.
+// changed is replaced (deleted and created anew, as Kafka's full sync
+// does), one change of its own kind so that it shows before it happens.
 func (d *differ) topics(current, desired map[string]Topic) {
 	for _, name := range sortedKeys(desired, stringLess) {
 		want := desired[name]
 		want.Name = name
 		have, exists := current[name]
-		if exists && !have.ID.IsZero() && !want.ID.IsZero() && have.ID != want.ID {
-			d.addTree(d.deleteTopic(name), topicTrees(name)...)
-			exists = false
-		}
-		if !exists {
+		switch {
+		case !exists:
 			d.addTree(Change{Kind: ChangeCreateTopic, Subject: name, add: func(b *Batch) { b.CreateTopic(want) }}, topicTrees(name)...)
-			continue
+		case idReplaced(have.ID, want.ID):
+			d.replaced[name] = true
+			d.addTree(Change{Kind: ChangeReplaceTopic, Subject: name, FromID: have.ID.String(), ToID: idText(want.ID),
+				add: func(b *Batch) { b.DeleteTopic(name).CreateTopic(want) }}, topicTrees(name)...)
+		default:
+			d.topicChanges(name, have, want)
 		}
-		d.topicChanges(name, have, want)
 	}
 	for _, name := range sortedKeys(current, stringLess) {
 		if _, kept := desired[name]; !kept {
-			d.addTree(d.deleteTopic(name), topicTrees(name)...)
+			d.addTree(Change{Kind: ChangeDeleteTopic, Subject: name, add: func(b *Batch) { b.DeleteTopic(name) }}, topicTrees(name)...)
 		}
 	}
 }
 
-// deleteTopic is the change that deletes a topic.
-func (d *differ) deleteTopic(name string) Change {
-	return Change{Kind: ChangeDeleteTopic, Subject: name, add: func(b *Batch) { b.DeleteTopic(name) }}
+// idReplaced reports whether a topic ZooKeeper holds with id have is
+// desired with another id, want: have is set and want differs from it
+// (the zero Uuid included, which removes the id). Giving an id to a
+// topic that has none is no replacement but an update of its topic
+// znode, as a ZooKeeper-mode controller gives ids to topics created
+// without one.
+func idReplaced(have, want znode.Uuid) bool { return !have.IsZero() && have != want }
+
+// idText is a topic id as a Change shows it, "" for none.
+func idText(id znode.Uuid) string {
+	if id.IsZero() {
+		return ""
+	}
+	return id.String()
 }
 
 // topicTrees are the subtrees a topic's create or delete writes: the
@@ -43,25 +57,30 @@ func topicTrees(name string) []string {
 	return []string{znode.TopicPath(name), znode.TopicConfigEntity(name).Path()}
 }
 
-// topicChanges plans what differs between have and want, one topic.
+// topicChanges plans what differs between have and want, one topic. A
+// partition want holds without a state asks for no state: its state is
+// left as ZooKeeper holds it, and none is created.
 func (d *differ) topicChanges(name string, have, want Topic) {
 	if !sameAssignment(have, want) {
 		d.add(Change{Kind: ChangeUpdateTopic, Subject: name, add: func(b *Batch) { b.UpdateTopic(want) }}, znode.TopicPath(name))
 	}
 	created, updated := map[int32]Partition{}, map[int32]PartitionState{}
 	for _, id := range sortedIDs(want.Partitions) {
-		p, ok := have.Partitions[id]
+		p := want.Partitions[id]
+		haveState, held := heldState(have, id)
 		switch {
-		case d.bad[znode.PartitionStatePath(name, id)]:
-		case !ok:
-			created[id] = want.Partitions[id]
-		case p.noState || !sameState(p.State, want.Partitions[id].State):
-			updated[id] = want.Partitions[id].State
+		case d.bad[znode.PartitionStatePath(name, id)] || p.noState:
+		case !held:
+			created[id] = p
+		case haveState == nil || !sameState(*haveState, p.State):
+			updated[id] = p.State
 		}
 	}
 	var deleted []int32
-	for _, id := range sortedIDs(have.Partitions) {
-		if _, kept := want.Partitions[id]; !kept && !d.bad[znode.PartitionStatePath(name, id)] {
+	for _, id := range heldIDs(have) {
+		_, kept := want.Partitions[id]
+		_, keptUnassigned := want.Unassigned[id]
+		if !kept && !keptUnassigned && !d.bad[znode.PartitionStatePath(name, id)] {
 			deleted = append(deleted, id)
 		}
 	}
@@ -76,25 +95,46 @@ func (d *differ) topicChanges(name string, have, want Topic) {
 	}
 }
 
+// heldState returns the state ZooKeeper holds for partition id of t (nil
+// for none), and whether t holds the partition at all, in its assignment
+// or outside it.
+func heldState(t Topic, id int32) (*PartitionState, bool) {
+	if p, ok := t.Partitions[id]; ok {
+		if p.noState {
+			return nil, true
+		}
+		return &p.State, true
+	}
+	u, ok := t.Unassigned[id]
+	return u.State, ok
+}
+
+// heldIDs returns the ids of every partition t holds, assigned or not,
+// sorted.
+func heldIDs(t Topic) []int32 {
+	ids := sortedIDs(t.Partitions)
+	for id := range t.Unassigned {
+		if _, assigned := t.Partitions[id]; !assigned {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // sameAssignment compares the ids and replica assignments of the topic
-// ZooKeeper holds, have, and the one desired, want: the partitions of
-// have's topic znode, not those found only below it.
+// ZooKeeper holds, have, and the one desired, want: their topic znodes.
 func sameAssignment(have, want Topic) bool {
-	if have.ID != want.ID {
+	if have.ID != want.ID || len(have.Partitions) != len(want.Partitions) {
 		return false
 	}
-	n := 0
 	for id, p := range have.Partitions {
-		if p.unassigned {
-			continue
-		}
-		n++
 		q, ok := want.Partitions[id]
 		if !ok || !sameInt32s(p.Replicas, q.Replicas) || !sameInt32s(p.AddingReplicas, q.AddingReplicas) || !sameInt32s(p.RemovingReplicas, q.RemovingReplicas) {
 			return false
 		}
 	}
-	return n == len(want.Partitions)
+	return true
 }
 
 // sameState compares two partition states.
@@ -116,6 +156,9 @@ func (d *differ) configs(current, desired map[ConfigResource]map[string]string) 
 	less := func(a, b ConfigResource) bool { return a.Type < b.Type || a.Type == b.Type && a.Name < b.Name }
 	for _, r := range sortedKeys(all, less) {
 		want, have := desired[r], current[r]
+		if r.Type == TopicConfig && d.replaced[r.Name] {
+			have = nil // deleted with the topic, and created empty
+		}
 		if maps.Equal(want, have) {
 			continue
 		}

@@ -53,4 +53,14 @@
 // of its own path; a full sync writes the producer-id block only when it
 // differs, and lands atomically with the checkpoint last instead of in
 // independent requests that each move it.
+//
+// Nothing is made up. A partition without a state znode is a Partition
+// without a state (HasState), for which no state is written unless the
+// desired image holds one (Kafka's migration read fills it with leader
+// replicas[0] and ISR = replicas); a partition znode outside its topic's
+// assignment is in Topic.Unassigned, deleted only by a desired image that
+// lacks it. Diff of an image Read returned with itself is empty. A topic
+// whose id changes is a ChangeReplaceTopic of its own; CreateTopic
+// refuses to change an id (TopicIDError), where Kafka's createTopic
+// silently leaves the topic as it is.
 package dualwrite

@@ -26,7 +26,7 @@ func ExampleImage_WriteJSON() {
 	}
 	// Output:
 	// {
-	//   "schema_version": 1,
+	//   "schema_version": 2,
 	//   "topics": [
 	//     {"name":"orders","id":"ASNFZ4mrze8P7cuph2VDIQ","partitions":[{"id":0,"replicas":[1,2],"state":{"leader":1,"leader_epoch":3,"isr":[1,2],"leader_recovery_state":0}}]}
 	//   ],
@@ -63,17 +63,17 @@ func ExampleReadImageJSON() {
 // An export of a schema version this package does not read is refused
 // with a *SchemaVersionError.
 func ExampleSchemaVersionError() {
-	_, err := dualwrite.ReadImageJSON(strings.NewReader(`{"schema_version":2,"topics":[]}`))
+	_, err := dualwrite.ReadImageJSON(strings.NewReader(`{"schema_version":3,"topics":[]}`))
 	var sv *dualwrite.SchemaVersionError
 	if errors.As(err, &sv) {
 		fmt.Println("found version", sv.Found)
 	}
 	fmt.Println(err)
-	fmt.Println("this reads version", dualwrite.ImageSchemaVersion)
+	fmt.Println("this writes version", dualwrite.ImageSchemaVersion)
 	// Output:
-	// found version 2
-	// dualwrite: image JSON: schema_version 2, this reads version 1
-	// this reads version 1
+	// found version 3
+	// dualwrite: image JSON: schema_version 3, this reads versions 1 to 2
+	// this writes version 2
 }
 
 // Input that is not an image JSON, such as a truncated export, is an

@@ -129,7 +129,9 @@ func ExamplePlan_AddTo() {
 		log.Fatal(err)
 	}
 	b := c.Batch()
-	dualwrite.Diff(current, exampleImage()).AddTo(b)
+	if err := dualwrite.Diff(current, exampleImage()).AddTo(b); err != nil {
+		log.Fatal(err)
+	}
 	s.KRaftMetadataOffset = 1300
 	if s, _, err = b.Apply(ctx, s); err != nil {
 		log.Fatal(err)

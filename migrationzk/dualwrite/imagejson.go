@@ -13,11 +13,19 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// ImageSchemaVersion is the schema_version WriteJSON writes and the only
-// one ReadImageJSON reads. It changes only when a field is removed or
-// changes meaning; fields and domains may be added within a version, and
-// ReadImageJSON skips those it does not know.
-const ImageSchemaVersion = 1
+// ImageSchemaVersion is the schema_version WriteJSON writes, and the
+// newest one ReadImageJSON reads. It changes only when a field is removed
+// or changes meaning; fields and domains may be added within a version,
+// and ReadImageJSON skips those it does not know.
+//
+// Version 2 holds a topic's Unassigned partitions in its
+// "unassigned_partitions"; version 1 wrote them among its "partitions"
+// with "replicas": null, which ReadImageJSON still reads as Unassigned.
+const ImageSchemaVersion = 2
+
+// oldestImageSchemaVersion is the oldest schema_version ReadImageJSON
+// reads.
+const oldestImageSchemaVersion = 1
 
 // The JSON form of an Image's elements. Lists that may be absent in the
 // Image (a partition's adding and removing replicas) are pointers, so that
@@ -28,6 +36,14 @@ type (
 		// ID is the topic id, "" for none.
 		ID         string          `json:"id,omitempty"`
 		Partitions []partitionJSON `json:"partitions"`
+		// Unassigned are the partition znodes outside the assignment,
+		// by id; omitted when there are none.
+		Unassigned []unassignedJSON `json:"unassigned_partitions,omitempty"`
+	}
+	unassignedJSON struct {
+		ID *int32 `json:"id"`
+		// State is null for a partition ZooKeeper holds no state for.
+		State *stateJSON `json:"state"`
 	}
 	partitionJSON struct {
 		ID               *int32   `json:"id"`
@@ -228,12 +244,23 @@ func topicToJSON(name string, t Topic) topicJSON {
 			pj.RemovingReplicas = &p.RemovingReplicas
 		}
 		if !p.noState {
-			s := p.State
-			pj.State = &stateJSON{Leader: s.Leader, LeaderEpoch: s.LeaderEpoch, ISR: s.ISR, LeaderRecoveryState: s.LeaderRecoveryState}
+			pj.State = stateToJSON(p.State)
 		}
 		out.Partitions = append(out.Partitions, pj)
 	}
+	for _, id := range sortedIDs(t.Unassigned) {
+		uj := unassignedJSON{ID: &id}
+		if s := t.Unassigned[id].State; s != nil {
+			uj.State = stateToJSON(*s)
+		}
+		out.Unassigned = append(out.Unassigned, uj)
+	}
 	return out
+}
+
+// stateToJSON is the JSON form of a partition state.
+func stateToJSON(s PartitionState) *stateJSON {
+	return &stateJSON{Leader: s.Leader, LeaderEpoch: s.LeaderEpoch, ISR: s.ISR, LeaderRecoveryState: s.LeaderRecoveryState}
 }
 
 // scramToJSON is the JSON form of a user's credentials.

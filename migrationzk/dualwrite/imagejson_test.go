@@ -97,7 +97,7 @@ func sameImage(t *testing.T, a, b dualwrite.Image) {
 func TestImageJSONRoundTrip(t *testing.T) {
 	img := richImage()
 	data := encode(t, img)
-	if !bytes.HasPrefix(data, []byte("{\n  \"schema_version\": 1,\n  \"topics\": [\n")) {
+	if !bytes.HasPrefix(data, []byte("{\n  \"schema_version\": 2,\n  \"topics\": [\n")) {
 		t.Fatalf("output does not start with the schema version:\n%s", data)
 	}
 	got, err := dualwrite.ReadImageJSON(bytes.NewReader(data))
@@ -180,7 +180,7 @@ func TestImageJSONNoState(t *testing.T) {
 // naming what was found.
 func TestReadImageJSONSchemaVersion(t *testing.T) {
 	for _, tc := range []struct{ doc, found string }{
-		{`{"schema_version":2,"topics":[]}`, "2"},
+		{`{"schema_version":3,"topics":[]}`, "3"},
 		{`{"schema_version":1.0}`, "1.0"},
 		{`{"schema_version":"1"}`, `"1"`},
 		{`{"schema_version":null}`, "null"},
@@ -193,12 +193,14 @@ func TestReadImageJSONSchemaVersion(t *testing.T) {
 		if !errors.As(err, &sv) || sv.Found != tc.found {
 			t.Fatalf("%s: got %v, want a *SchemaVersionError finding %q", tc.doc, err, tc.found)
 		}
-		if !strings.Contains(err.Error(), "this reads version 1") {
+		if !strings.Contains(err.Error(), "this reads versions 1 to 2") {
 			t.Fatalf("%s: message %q", tc.doc, err)
 		}
 	}
-	if _, err := dualwrite.ReadImageJSON(strings.NewReader(`{"schema_version":1}`)); err != nil {
-		t.Fatalf("version 1 without domains: %v", err)
+	for _, doc := range []string{`{"schema_version":1}`, `{"schema_version":2}`} {
+		if _, err := dualwrite.ReadImageJSON(strings.NewReader(doc)); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
 	}
 }
 
@@ -347,5 +349,53 @@ func TestImageJSONOfRead(t *testing.T) {
 	}
 	if !bytes.Equal(encode(t, again), data) {
 		t.Fatal("two reads of one tree write different bytes")
+	}
+}
+
+// TestImageJSONUnassigned checks that a topic's partitions outside its
+// assignment survive the round trip as such, with or without a state, in
+// "unassigned_partitions" and never as a partition without replicas; and
+// that version 1's form of them ("replicas": null among "partitions")
+// reads as the same Image.
+func TestImageJSONUnassigned(t *testing.T) {
+	st := dualwrite.PartitionState{Leader: 2, LeaderEpoch: 7, ISR: []int32{2}}
+	img := dualwrite.NewImage()
+	img.Topics["t"] = dualwrite.Topic{Name: "t", Partitions: map[int32]dualwrite.Partition{0: {Replicas: []int32{1}, State: st}},
+		Unassigned: map[int32]dualwrite.UnassignedPartition{1: {}, 2: {State: &st}}}
+	data := encode(t, img)
+	line := `    {"name":"t","partitions":[{"id":0,"replicas":[1],"state":{"leader":2,"leader_epoch":7,"isr":[2],"leader_recovery_state":0}}],` +
+		`"unassigned_partitions":[{"id":1,"state":null},{"id":2,"state":{"leader":2,"leader_epoch":7,"isr":[2],"leader_recovery_state":0}}]}`
+	if !strings.Contains(string(data), line+"\n") {
+		t.Fatalf("output lacks the line %s:\n%s", line, data)
+	}
+	got, err := dualwrite.ReadImageJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameImage(t, img, got)
+	v1 := `{"schema_version":1,"topics":[{"name":"t","partitions":[{"id":0,"replicas":[1],"state":{"leader":2,"leader_epoch":7,"isr":[2],"leader_recovery_state":0}},` +
+		`{"id":1,"replicas":null,"state":null},{"id":2,"state":{"leader":2,"leader_epoch":7,"isr":[2],"leader_recovery_state":0}}]}]}`
+	old, err := dualwrite.ReadImageJSON(strings.NewReader(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameImage(t, img, old)
+	if p := dualwrite.Diff(img, old); !p.Empty() {
+		t.Fatalf("version 1 reads otherwise:\n%s", p)
+	}
+}
+
+// TestImageJSONUnassignedErrors checks that an unassigned partition
+// without an id, twice, or also in the assignment is refused.
+func TestImageJSONUnassignedErrors(t *testing.T) {
+	for _, doc := range []string{
+		`{"schema_version":2,"topics":[{"name":"t","partitions":[],"unassigned_partitions":[{"state":null}]}]}`,
+		`{"schema_version":2,"topics":[{"name":"t","partitions":[],"unassigned_partitions":[{"id":1},{"id":1}]}]}`,
+		`{"schema_version":2,"topics":[{"name":"t","partitions":[{"id":1,"replicas":[1]}],"unassigned_partitions":[{"id":1}]}]}`,
+	} {
+		var ie *dualwrite.ImageJSONError
+		if _, err := dualwrite.ReadImageJSON(strings.NewReader(doc)); !errors.As(err, &ie) || ie.Where != "topics[0]" {
+			t.Fatalf("%s: %v", doc, err)
+		}
 	}
 }

@@ -27,9 +27,40 @@ func (d *imageDecoder) addTopic(tj topicJSON) error {
 		if _, dup := t.Partitions[*pj.ID]; dup {
 			return fmt.Errorf("%w: topic %q partition %d", errDuplicate, tj.Name, *pj.ID)
 		}
+		if d.version == 1 && pj.Replicas == nil {
+			// Version 1's form of a partition outside the assignment.
+			tj.Unassigned = append(tj.Unassigned, unassignedJSON{ID: pj.ID, State: pj.State})
+			continue
+		}
 		t.Partitions[*pj.ID] = partitionFromJSON(pj)
 	}
+	if err := addUnassignedJSON(&t, tj.Unassigned); err != nil {
+		return err
+	}
 	d.img.Topics[t.Name] = t
+	return nil
+}
+
+// addUnassignedJSON adds to t its partitions outside the assignment, read
+// from their JSON form.
+func addUnassignedJSON(t *Topic, ujs []unassignedJSON) error {
+	for _, uj := range ujs {
+		if uj.ID == nil {
+			return fmt.Errorf("topic %q: an unassigned partition without an id", t.Name)
+		}
+		_, assigned := t.Partitions[*uj.ID]
+		if _, dup := t.Unassigned[*uj.ID]; dup || assigned {
+			return fmt.Errorf("%w: topic %q partition %d", errDuplicate, t.Name, *uj.ID)
+		}
+		if t.Unassigned == nil {
+			t.Unassigned = map[int32]UnassignedPartition{}
+		}
+		var u UnassignedPartition
+		if s := uj.State; s != nil {
+			u.State = &PartitionState{Leader: s.Leader, LeaderEpoch: s.LeaderEpoch, ISR: s.ISR, LeaderRecoveryState: s.LeaderRecoveryState}
+		}
+		t.Unassigned[*uj.ID] = u
+	}
 	return nil
 }
 

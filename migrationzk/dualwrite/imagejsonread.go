@@ -11,8 +11,8 @@ import (
 )
 
 // SchemaVersionError is ReadImageJSON's error for an image JSON whose
-// schema_version is not ImageSchemaVersion, or that does not start with
-// one.
+// schema_version is not one it reads (1 to ImageSchemaVersion), or that
+// does not start with one.
 type SchemaVersionError struct {
 	// Found is the JSON text of the schema_version found, such as "2";
 	// "" when the object does not start with one.
@@ -21,13 +21,13 @@ type SchemaVersionError struct {
 
 func (e *SchemaVersionError) Error() string {
 	if e.Found == "" {
-		return fmt.Sprintf("dualwrite: image JSON: no %q as the first key (this reads version %d)", keySchemaVersion, ImageSchemaVersion)
+		return fmt.Sprintf("dualwrite: image JSON: no %q as the first key (this reads versions %d to %d)", keySchemaVersion, oldestImageSchemaVersion, ImageSchemaVersion)
 	}
 	found := e.Found
 	if len(found) > 40 {
 		found = found[:40] + "..."
 	}
-	return fmt.Sprintf("dualwrite: image JSON: %s %s, this reads version %d", keySchemaVersion, found, ImageSchemaVersion)
+	return fmt.Sprintf("dualwrite: image JSON: %s %s, this reads versions %d to %d", keySchemaVersion, found, oldestImageSchemaVersion, ImageSchemaVersion)
 }
 
 // ImageJSONError is ReadImageJSON's error for input that is not an image
@@ -60,8 +60,8 @@ func (e *ImageJSONError) Unwrap() error { return e.Err }
 var errDuplicate = errors.New("duplicate entry")
 
 // ReadImageJSON reads an Image written by WriteJSON from r, a domain
-// element at a time. The object must start with "schema_version":
-// ImageSchemaVersion, else the error is a *SchemaVersionError; keys it
+// element at a time. The object must start with a "schema_version" from 1
+// to ImageSchemaVersion, else the error is a *SchemaVersionError; keys it
 // does not know are skipped, missing domains are empty. Anything else
 // wrong with the input, including data after the object, is an
 // *ImageJSONError. An undecodable znode's Err is an error with the text
@@ -81,6 +81,8 @@ type imageDecoder struct {
 	img   Image
 	where string
 	seen  map[string]bool // top-level keys read
+	// version is the schema_version read.
+	version int
 }
 
 // fail returns an *ImageJSONError at the current offset; io.EOF becomes
@@ -165,10 +167,13 @@ func (d *imageDecoder) schemaVersion() error {
 	if err := d.dec.Decode(&raw); err != nil {
 		return d.fail(err)
 	}
-	if string(raw) != strconv.Itoa(ImageSchemaVersion) {
-		return &SchemaVersionError{Found: string(raw)}
+	for v := oldestImageSchemaVersion; v <= ImageSchemaVersion; v++ {
+		if string(raw) == strconv.Itoa(v) {
+			d.version = v
+			return nil
+		}
 	}
-	return nil
+	return &SchemaVersionError{Found: string(raw)}
 }
 
 // member reads one member of the top-level object after the version.

@@ -26,8 +26,11 @@ type ReadProgress struct {
 // flight as Writer.Read allows, so that memory and concurrency stay
 // bounded however many topics there are. Znodes whose data does not
 // decode are listed in Image.Undecodable, sorted by path, not an error. A
-// partition ZooKeeper holds below a topic but not in the topic's
-// assignment is read with no replicas, so that a Diff deletes it.
+// partition of the assignment without a state znode (or without a
+// partition znode, as older tools leave a topic) is a Partition without
+// a state (HasState); nothing is made up for it. A partition ZooKeeper
+// holds below a topic but not in the topic's assignment is in the
+// topic's Unassigned.
 // progress, if set, is called after each page. The reads are not one
 // snapshot: a tree that changes while Read runs may read as a mix.
 func (c *Client) Read(ctx context.Context, progress func(ReadProgress)) (Image, error) {
@@ -107,7 +110,15 @@ func (r *imageReader) topicPage(ctx context.Context, page []string) error {
 			states = append(states, statePaths(name, ls[i].Names)...)
 		}
 	}
-	return r.partitionStates(ctx, topics, states)
+	if err := r.partitionStates(ctx, topics, states); err != nil {
+		return err
+	}
+	for _, t := range topics {
+		if t != nil {
+			r.img.Topics[t.Name] = *t
+		}
+	}
+	return nil
 }
 
 // topic decodes a topic znode; nil when it does not decode or is gone.
@@ -124,18 +135,19 @@ func (r *imageReader) topic(name string, z migrationzk.Znode) *Topic {
 	for id, a := range zt.Partitions {
 		t.Partitions[id] = Partition{Replicas: a.Replicas, AddingReplicas: a.AddingReplicas, RemovingReplicas: a.RemovingReplicas, noState: true}
 	}
-	r.img.Topics[name] = *t
 	return t
 }
 
-// addUnassigned adds to t the partitions named in names that its
-// assignment lacks, with no replicas and no state, so that a diff deletes
-// them.
+// addUnassigned records in t, as its Unassigned partitions, those named
+// in names that its assignment lacks, without a state until one is read.
 func addUnassigned(t *Topic, names []string) {
 	for _, n := range names {
 		if id, ok := parseID(n); ok {
 			if _, assigned := t.Partitions[id]; !assigned {
-				t.Partitions[id] = Partition{noState: true, unassigned: true}
+				if t.Unassigned == nil {
+					t.Unassigned = map[int32]UnassignedPartition{}
+				}
+				t.Unassigned[id] = UnassignedPartition{}
 			}
 		}
 	}
@@ -175,14 +187,24 @@ func (r *imageReader) partitionStates(ctx context.Context, topics []*Topic, path
 		}
 		topic, id := splitStatePath(z.Path)
 		if t := byName[topic]; t != nil {
-			p := t.Partitions[id]
-			p.State = PartitionState{Leader: st.Leader, LeaderEpoch: st.LeaderEpoch, ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState}
-			p.noState = false
-			t.Partitions[id] = p
+			t.setState(id, PartitionState{Leader: st.Leader, LeaderEpoch: st.LeaderEpoch, ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState})
 		}
 		r.done.Partitions++
 	}
 	return nil
+}
+
+// setState records the state read for partition id of t, assigned or
+// not.
+func (t *Topic) setState(id int32, st PartitionState) {
+	if p, assigned := t.Partitions[id]; assigned {
+		p.State, p.noState = st, false
+		t.Partitions[id] = p
+		return
+	}
+	if _, ok := t.Unassigned[id]; ok {
+		t.Unassigned[id] = UnassignedPartition{State: &st}
+	}
 }
 
 // splitStatePath returns the topic and partition of a state path.

@@ -90,7 +90,9 @@ func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, o
 		current.Undecodable = nil
 	}
 	rep.Plan = Diff(current, desired)
-	rep.Plan.AddTo(b)
+	if err := rep.Plan.AddTo(b); err != nil {
+		return s, rep, err
+	}
 	st, res, err := b.Apply(ctx, s)
 	rep.Results = res
 	rep.ApplyTime = time.Since(start) - rep.ReadTime

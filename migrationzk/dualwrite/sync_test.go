@@ -151,7 +151,7 @@ func TestSyncConverges(t *testing.T) {
 	if n := c.faults.Count(zktest.OpMulti); n != 1 {
 		t.Fatalf("%d multis, want one transaction", n)
 	}
-	want := map[dualwrite.ChangeKind]int{dualwrite.ChangeCreateTopic: 2, dualwrite.ChangeDeleteTopic: 1, dualwrite.ChangeCreatePartitions: 1,
+	want := map[dualwrite.ChangeKind]int{dualwrite.ChangeCreateTopic: 1, dualwrite.ChangeReplaceTopic: 1, dualwrite.ChangeCreatePartitions: 1,
 		dualwrite.ChangeUpdatePartitions: 1, dualwrite.ChangeUpdateTopic: 1, dualwrite.ChangeWriteConfigs: 1, dualwrite.ChangeDeleteConfigs: 1,
 		dualwrite.ChangeWriteClientQuotas: 2, dualwrite.ChangeWriteACLs: 1, dualwrite.ChangeDeleteACLs: 1,
 		dualwrite.ChangeWriteDelegationToken: 1, dualwrite.ChangeDeleteDelegationToken: 1, dualwrite.ChangeWriteProducerID: 1}

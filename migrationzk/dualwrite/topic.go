@@ -15,8 +15,24 @@ import (
 type Topic struct {
 	Name string
 	// ID is the topic id; the zero Uuid writes a topic without one.
-	ID         znode.Uuid
+	ID znode.Uuid
+	// Partitions is the topic's assignment, the partitions its topic
+	// znode lists, by id.
 	Partitions map[int32]Partition
+	// Unassigned holds the partitions ZooKeeper holds below the topic
+	// (brokers/topics/<t>/partitions/<id>) that its assignment lacks, as
+	// Read finds them; nil for none. Writes never create them: a desired
+	// topic that holds one keeps it as ZooKeeper holds it, one that lacks
+	// it deletes it (Diff). KRaft's image holds none.
+	Unassigned map[int32]UnassignedPartition
+}
+
+// UnassignedPartition is a partition znode outside its topic's
+// assignment: no replicas of its own, only the state ZooKeeper may hold
+// for it.
+type UnassignedPartition struct {
+	// State is the partition's state; nil when ZooKeeper holds none.
+	State *PartitionState
 }
 
 // Partition is one partition of a topic: its assignment and its leader
@@ -30,9 +46,6 @@ type Partition struct {
 	State                            PartitionState
 	// noState is set by Read on a partition ZooKeeper holds no state for.
 	noState bool
-	// unassigned is set by Read on a partition ZooKeeper holds below the
-	// topic but not in the topic znode's assignment.
-	unassigned bool
 }
 
 // PartitionState is a partition's leader and in-sync replicas. Its
@@ -49,18 +62,26 @@ type PartitionState struct {
 // CreateTopic makes ZooKeeper hold topic t as a ZooKeeper-mode controller
 // would have created it: the topic znode with its assignment and id, an
 // empty /config/topics/<t> unless one exists, and every partition with its
-// state; partitions ZooKeeper holds beyond t's are deleted, state first.
-// Of what exists already, only what differs is written. A topic ZooKeeper
-// lacks must have a name Kafka accepts for a new topic (at most 249 ASCII
-// letters, digits, '.', '_' and '-'; not "." or ".."); every partition
-// must pass the rules of the package doc.
+// state; partitions ZooKeeper holds beyond t's (its Partitions and
+// Unassigned) are deleted, state first. A partition without a state
+// (HasState) gets none: it is in the topic znode only. Of what exists
+// already, only what differs is written. A topic ZooKeeper holds under
+// another id (or with an id when t has none) is left as it is, and the
+// error is a *TopicIDError naming both ids: ZooKeeper-mode brokers fail
+// the partitions of a topic whose id changes. A topic ZooKeeper holds
+// without an id gets t's. A topic ZooKeeper lacks must have a name Kafka
+// accepts for a new topic (at most 249 ASCII letters, digits, '.', '_'
+// and '-'; not "." or ".."); every partition must pass the rules of the
+// package doc.
 func (c *Client) CreateTopic(ctx context.Context, s migrationzk.State, t Topic) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().CreateTopic(t))
 }
 
-// UpdateTopic writes t's assignment (the topic znode) when it differs from
-// ZooKeeper's; its partitions are left to CreatePartitions and
-// UpdatePartitions, as Kafka's updateTopic leaves them. Its name is
+// UpdateTopic writes t's assignment and id (the topic znode) when they
+// differ from ZooKeeper's; its partitions are left to CreatePartitions and
+// UpdatePartitions, as Kafka's updateTopic leaves them. As Kafka's
+// updateTopic, it writes t's id even over another one; Diff plans such a
+// change as ChangeReplaceTopic, not through UpdateTopic. Its name is
 // checked as CreateTopic checks it, and its replica lists.
 func (c *Client) UpdateTopic(ctx context.Context, s migrationzk.State, t Topic) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().UpdateTopic(t))
@@ -74,6 +95,7 @@ func (c *Client) DeleteTopic(ctx context.Context, s migrationzk.State, name stri
 
 // CreatePartitions creates the given partitions of an existing topic, each
 // with its state; partitions that exist get the given state if it differs.
+// A partition without a state (HasState) is left as it is.
 // A topic ZooKeeper lacks fails the call, and nothing is written.
 func (c *Client) CreatePartitions(ctx context.Context, s migrationzk.State, topic string, parts map[int32]Partition) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().CreatePartitions(topic, parts))
@@ -102,8 +124,9 @@ func (c *Client) apply(ctx context.Context, s migrationzk.State, b *Batch) (migr
 // CreateTopic records CreateTopic's change.
 func (b *Batch) CreateTopic(t Topic) *Batch {
 	t.Partitions = maps.Clone(t.Partitions) // recorded as it is now, as the topic znode is
-	ids := sortedIDs(t.Partitions)
-	err := checkTopic(t, ids)
+	t.Unassigned = maps.Clone(t.Unassigned)
+	err := checkTopic(t, sortedIDs(t.Partitions))
+	ids := statedIDs(t.Partitions)
 	if err == nil {
 		err = checkStates(t.Name, ids, t.Partitions)
 	}
@@ -115,9 +138,15 @@ func (b *Batch) CreateTopic(t Topic) *Batch {
 		if !v.admitName(nameErr, znode.TopicPath(t.Name)) {
 			return false
 		}
+		known, conflict := v.topicID(t.Name, t.ID)
+		if !known || conflict {
+			return known
+		}
 		ok := v.putTopic(t.Name, want, data)
 		ok = v.ensure(znode.TopicConfigEntity(t.Name).Path(), emptyConfig) && ok
-		ok = v.ensure(znode.TopicPartitionsPath(t.Name), nil) && ok
+		if len(ids) > 0 {
+			ok = v.ensure(znode.TopicPartitionsPath(t.Name), nil) && ok
+		}
 		if !v.listPartitions(t.Name) {
 			return false
 		}
@@ -153,11 +182,11 @@ func (b *Batch) DeleteTopic(name string) *Batch {
 // CreatePartitions records CreatePartitions' change.
 func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch {
 	parts = maps.Clone(parts) // recorded as they are now
-	ids := sortedIDs(parts)
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkAssignment(topic, ids, parts)
+		err = checkAssignment(topic, sortedIDs(parts), parts)
 	}
+	ids := statedIDs(parts)
 	if err == nil {
 		err = checkStates(topic, ids, parts)
 	}
@@ -224,6 +253,53 @@ func (v *view) putTopic(topic string, want znode.Topic, data []byte) bool {
 		return err == nil && got.Equal(want), err
 	})
 	return known
+}
+
+// topicID reports whether the id of the topic ZooKeeper holds as topic
+// is known once the ops planned so far apply, and whether it conflicts
+// with id: the topic exists with an id other than id. A conflict fails
+// the batch with a *TopicIDError; a topic znode that does not decode is
+// left to putTopic.
+func (v *view) topicID(topic string, id znode.Uuid) (known, conflict bool) {
+	z, known := v.current(znode.TopicPath(topic))
+	if !known || !z.Exists {
+		return known, false
+	}
+	held, err := znode.DecodeTopic(z.Data)
+	if err != nil || !idReplaced(held.ID, id) {
+		return true, false
+	}
+	if v.err == nil {
+		v.err = &TopicIDError{Topic: topic, Held: held.ID, Requested: id}
+	}
+	return true, true
+}
+
+// TopicIDError is CreateTopic's error for a topic ZooKeeper holds under
+// another id than the one requested; ZooKeeper is left as it is.
+type TopicIDError struct {
+	Topic string
+	// Held is the id ZooKeeper holds; Requested the one asked for, the
+	// zero Uuid for none.
+	Held, Requested znode.Uuid
+}
+
+func (e *TopicIDError) Error() string {
+	return fmt.Sprintf("dualwrite: topic %q exists with id %s, not %s; it is left as it is (Sync replaces a topic whose id changed)",
+		e.Topic, e.Held, orNone(idText(e.Requested)))
+}
+
+// statedIDs returns, sorted, the ids of the partitions of parts that have
+// a state.
+func statedIDs(parts map[int32]Partition) []int32 {
+	ids := make([]int32, 0, len(parts))
+	for id, p := range parts {
+		if !p.noState {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // topicZnode is the content of t's topic znode.
@@ -302,12 +378,14 @@ func (v *view) removeTree(p string) bool {
 }
 
 // removeOtherPartitions plans the delete of the partitions of t's topic
-// that t does not have.
+// that t does not have, in its assignment or outside it.
 func (v *view) removeOtherPartitions(t Topic) bool {
 	names, ok := v.childrenOf(znode.TopicPartitionsPath(t.Name))
 	for _, name := range names {
 		id, isID := parseID(name)
-		if _, kept := t.Partitions[id]; isID && kept {
+		_, kept := t.Partitions[id]
+		_, keptUnassigned := t.Unassigned[id]
+		if isID && (kept || keptUnassigned) {
 			continue
 		}
 		ok = v.removeTree(znode.TopicPartitionsPath(t.Name)+"/"+name) && ok
