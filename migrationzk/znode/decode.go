@@ -87,7 +87,85 @@ func firstValue(data []byte) (json.RawMessage, error) {
 	if hasLoneSurrogate(raw) {
 		return nil, fmt.Errorf("escape of an unpaired UTF-16 surrogate")
 	}
-	return raw, nil
+	return raw, checkReadConstraints(raw)
+}
+
+// The default limits of Jackson 2.16's StreamReadConstraints, which
+// Kafka 3.9's Json.parseBytes applies.
+const (
+	maxJacksonDepth      = 1000
+	maxJacksonNumberLen  = 1000
+	maxJacksonNameLength = 50000
+)
+
+// checkReadConstraints reports what Jackson refuses in raw, valid JSON,
+// under its default StreamReadConstraints: objects and arrays nested more
+// than 1000 deep, numbers of more than 1000 digits, names of more than
+// 50000 bytes in UTF-8.
+func checkReadConstraints(raw []byte) error {
+	var open []byte
+	name := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '{' || c == '[':
+			if open = append(open, c); len(open) > maxJacksonDepth {
+				return fmt.Errorf("nested more than %d deep", maxJacksonDepth)
+			}
+			name = c == '{'
+		case c == '}' || c == ']':
+			open, name = open[:len(open)-1], false
+		case c == ',':
+			name = open[len(open)-1] == '{'
+		case c == '"':
+			end := stringEnd(raw, i)
+			if name && end-i > maxJacksonNameLength && len(decodeName(raw[i:end+1])) > maxJacksonNameLength {
+				return fmt.Errorf("a name longer than %d bytes", maxJacksonNameLength)
+			}
+			i, name = end, false
+		case c == '-' || '0' <= c && c <= '9':
+			end, digits := numberEnd(raw, i)
+			if digits > maxJacksonNumberLen {
+				return fmt.Errorf("a number of more than %d digits", maxJacksonNumberLen)
+			}
+			i = end - 1
+		}
+	}
+	return nil
+}
+
+// stringEnd returns the index of the quote that ends the JSON string
+// starting at raw[start].
+func stringEnd(raw []byte, start int) int {
+	for i := start + 1; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return len(raw) - 1
+}
+
+// decodeName decodes a JSON string known to be valid.
+func decodeName(quoted []byte) string {
+	var s string
+	_ = json.Unmarshal(quoted, &s)
+	return s
+}
+
+// numberEnd returns the index after the JSON number starting at
+// raw[start], and how many digits it holds.
+func numberEnd(raw []byte, start int) (end, digits int) {
+	for end = start; end < len(raw); end++ {
+		c := raw[end]
+		if '0' <= c && c <= '9' {
+			digits++
+		} else if c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			break
+		}
+	}
+	return end, digits
 }
 
 // hasLoneSurrogate reports whether raw, valid JSON, holds a \u escape of

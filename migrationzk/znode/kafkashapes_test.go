@@ -3,6 +3,7 @@ package znode
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -263,4 +264,37 @@ func TestDecodeStaysRefused(t *testing.T) {
 // decodeErr returns the error of decode.
 func decodeErr[T any](decode func([]byte) (T, error)) func([]byte) error {
 	return func(b []byte) error { _, err := decode(b); return err }
+}
+
+// TestDecodeJacksonLimits checks the limits of Jackson 2.16's default
+// StreamReadConstraints, which Kafka 3.9's Json.parseBytes applies, in a
+// field no decoder reads: beyond them Kafka cannot parse the znode.
+func TestDecodeJacksonLimits(t *testing.T) {
+	nested := func(depth int) string {
+		return `{"version":1,"config":{},"x":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
+	}
+	unknown := func(v string) string { return `{"version":1,"config":{},"x":` + v + `}` }
+	tests := []struct {
+		name string
+		data string
+		ok   bool
+	}{
+		{"nested 1000 deep", nested(1000), true},
+		{"nested 1001 deep", nested(1001), false},
+		{"integer of 1000 digits", unknown(strings.Repeat("9", 1000)), true},
+		{"negative integer of 1000 digits", unknown("-" + strings.Repeat("9", 1000)), true},
+		{"integer of 1001 digits", unknown(strings.Repeat("9", 1001)), false},
+		{"float of 1000 digits", unknown(strings.Repeat("9", 500) + "." + strings.Repeat("9", 498) + "e-10"), true},
+		{"float of 1001 digits", unknown(strings.Repeat("9", 500) + "." + strings.Repeat("9", 499) + "e-10"), false},
+		{"name of 50000 bytes", `{"version":1,"config":{},"` + strings.Repeat("é", 25000) + `":1}`, true},
+		{"name of 50001 bytes", `{"version":1,"config":{},"` + strings.Repeat("é", 25000) + `x":1}`, false},
+		{"escaped name of 50000 bytes", `{"version":1,"config":{},"` + strings.Repeat(`\u00e9`, 25000) + `":1}`, true},
+		{"string value of 50001 bytes", unknown(`"` + strings.Repeat("x", 50001) + `"`), true},
+	}
+	for _, tt := range tests {
+		_, err := DecodeConfig([]byte(tt.data))
+		if tt.ok != (err == nil) || (err != nil && !errors.Is(err, ErrInvalidJSON)) {
+			t.Errorf("%s: error %.200v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
 }
