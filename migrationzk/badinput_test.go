@@ -54,8 +54,9 @@ type matrixRow struct {
 }
 
 // badBytes are the classes of bad data for a JSON znode whose golden
-// encoding is golden: key replaced by a string, an out-of-range number and
-// an unknown version.
+// encoding is golden: key replaced by a string, an out-of-range number and,
+// unless version is "" because the decoder never reads the version, an
+// unknown version.
 func badBytes(golden, typedKey, rangeKey string, version string) []struct {
 	name   string
 	data   []byte

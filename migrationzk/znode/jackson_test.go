@@ -2,6 +2,7 @@ package znode
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"math/rand/v2"
@@ -212,6 +213,33 @@ func TestKafkaUuidAgainstJDK(t *testing.T) {
 			t.Errorf("parseKafkaUuid(%q) = %v, %q; Java reads %s", inputs[i], id, problem, a.Results[0])
 		case !javaReads && problem == "":
 			t.Errorf("parseKafkaUuid(%q) = %v; Java %q %s", inputs[i], id, a.Results, a.Err)
+		}
+	}
+}
+
+func TestDecodeJavaBase64AgainstJDK(t *testing.T) {
+	inputs := []string{"", "c2FsdA==", "c2FsdA", "c2FsdA=", "c2FsdA===", "QR==", "QR", "QUI=", "QUJ", "QUJ=", "Q", "Q===",
+		"c2Fs\ndA==", "c2Fs\r\ndA==", "c2Fs dA==", "_-__", "+/+/", "=", "==", "QQ==QQ==", "QQ=a"}
+	rng := rand.New(rand.NewPCG(30, 1))
+	for range jdkCases {
+		b := []byte(jdktest.RandomString(rng, 8))
+		s := []byte(base64.StdEncoding.EncodeToString(b))
+		if len(s) > 0 && rng.IntN(2) == 0 {
+			s[rng.IntN(len(s))] = "A=+/_-\nQz"[rng.IntN(9)]
+		}
+		inputs = append(inputs, string(s))
+	}
+	qs := make([]jdktest.Question, len(inputs))
+	for i, in := range inputs {
+		qs[i] = jdktest.Question{Op: "base64", Args: []string{in}}
+	}
+	for i, a := range jdktest.Ask(t, qs) {
+		b, err := decodeJavaBase64(inputs[i])
+		switch {
+		case a.Err == "" && (err != nil || hex.EncodeToString(b) != a.Results[0]):
+			t.Errorf("decodeJavaBase64(%q) = %x, %v; Java %s", inputs[i], b, err, a.Results[0])
+		case a.Err != "" && err == nil:
+			t.Errorf("decodeJavaBase64(%q) = %x; Java throws %s", inputs[i], b, a.Err)
 		}
 	}
 }

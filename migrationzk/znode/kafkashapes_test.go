@@ -298,3 +298,24 @@ func TestDecodeJacksonLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeScramCredentialKafkaShapes(t *testing.T) {
+	g := "salt=c2FsdA==,stored_key=c3RvcmVk,server_key=c2VydmVy,iterations=4096"
+	want := ScramCredential{Salt: []byte("salt"), StoredKey: []byte("stored"), ServerKey: []byte("server"), Iterations: 4096}
+	x := want
+	x.Salt = []byte("x")
+	a := want
+	a.ServerKey = []byte("A")
+	// ScramCredentialUtils.credentialFromString: String.split drops
+	// trailing empty tokens, Properties keeps a repeated key's last value,
+	// Integer.parseInt reads the iterations, java.util.Base64 ignores the
+	// unused bits of the last character.
+	checkShapes(t, DecodeScramCredential, []kafkaShape{
+		{"trailing comma", g + ",", want},
+		{"trailing commas", g + ",,,", want},
+		{"repeated key, last wins", g + ",salt=eA==", x},
+		{"iterations plus", strings.Replace(g, "4096", "+4096", 1), want},
+		{"iterations leading zeros", strings.Replace(g, "4096", "004096", 1), want},
+		{"trailing bits", strings.Replace(g, "c2VydmVy", "QR==", 1), a},
+	})
+}
