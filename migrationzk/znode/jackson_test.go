@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -240,6 +241,35 @@ func TestDecodeJavaBase64AgainstJDK(t *testing.T) {
 			t.Errorf("decodeJavaBase64(%q) = %x, %v; Java %s", inputs[i], b, err, a.Results[0])
 		case a.Err != "" && err == nil:
 			t.Errorf("decodeJavaBase64(%q) = %x; Java throws %s", inputs[i], b, a.Err)
+		}
+	}
+}
+
+func TestParseJavaDoubleAgainstJDK(t *testing.T) {
+	inputs := []string{"", " ", "1", "-1", "+1", "1.", ".5", ".", "-.5e3", "1e", "1e+", "1e+5", "1E-5", "1e5f", "1e5D", "1f", "f", "d",
+		"NaN", "-NaN", "+NaN", "nan", "Infinity", "-Infinity", "+Infinity", "Inf", "Infinityf", "0x10", "0x10p0", "0X1.8P1", "0x.8p1",
+		"0x1p", "0xp1", "0x1.p-2d", "1_0", "1,5", " 1\t", "\x001\x1f", "\u00a01", "1e400", "1e-400", "4.9e-324", "0x1.fffffffffffffp1023",
+		"58.58", "1.0E7", "٣", "00012", "-0", "1..2", "1e5e5", "0x1p1.5"}
+	rng := rand.New(rand.NewPCG(31, 1))
+	for range jdkCases {
+		b := []byte(strconv.FormatFloat(rng.NormFloat64()*math.Pow10(rng.IntN(30)-15), "gexf"[rng.IntN(4)], -1, 64))
+		if rng.IntN(2) == 0 {
+			b = append(b[:rng.IntN(len(b))], "+-.eEpPxfd0 "[rng.IntN(12)])
+		}
+		inputs = append(inputs, string(b))
+	}
+	qs := make([]jdktest.Question, len(inputs))
+	for i, in := range inputs {
+		qs[i] = jdktest.Question{Op: "parsedouble", Args: []string{in}}
+	}
+	for i, a := range jdktest.Ask(t, qs) {
+		v, ok := parseJavaDouble(inputs[i])
+		bits := strconv.FormatUint(math.Float64bits(v), 16)
+		switch {
+		case a.Err != "" && ok:
+			t.Errorf("parseJavaDouble(%q) = %v; Java throws %s", inputs[i], v, a.Err)
+		case a.Err == "" && (!ok || bits != a.Results[0] && !math.IsNaN(v)):
+			t.Errorf("parseJavaDouble(%q) = %v (%s), %v; Java %s", inputs[i], v, bits, ok, a.Results[0])
 		}
 	}
 }

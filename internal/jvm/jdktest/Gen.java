@@ -95,6 +95,8 @@ public class Gen {
                 return one(Integer.toString(Integer.parseInt(args.get(0))));
             case "parselong":
                 return one(Long.toString(Long.parseLong(args.get(0))));
+            case "parsedouble":
+                return one(Long.toHexString(Double.doubleToRawLongBits(Double.parseDouble(args.get(0)))));
             case "base64":
                 return one(HexFormat.of().formatHex(Base64.getDecoder().decode(args.get(0))));
             case "uuidbytes":
