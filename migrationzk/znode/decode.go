@@ -12,9 +12,6 @@ import (
 // maxDetailValue is how many bytes of an offending value a detail shows.
 const maxDetailValue = 40
 
-// utf8BOM is the byte order mark Jackson skips before UTF-8 JSON.
-const utf8BOM = "\xEF\xBB\xBF"
-
 // decoder is the state of one decode: the znode's path and data, and the
 // first error met, which every later read keeps.
 type decoder struct {
@@ -52,9 +49,9 @@ func checkData(path string, data []byte) error {
 }
 
 // parseObject decodes data as Kafka's Json.parseBytes reads it, Jackson
-// with its defaults: an optional UTF-8 byte order mark, then one JSON
-// value, which must be an object; whatever follows that value is never
-// read. Strings must be valid UTF-8 without unpaired surrogate escapes,
+// with its defaults: text in UTF-8, UTF-16 or UTF-32 (see jacksonText),
+// then one JSON value, which must be an object; whatever follows that
+// value is never read. Strings must be valid UTF-8 without unpaired surrogate escapes,
 // which a Go string cannot hold. The returned object is never nil; when
 // the data cannot be decoded, it is empty and holds the error.
 func parseObject(path string, data []byte) *object {
@@ -63,7 +60,11 @@ func parseObject(path string, data []byte) *object {
 	if d.err = checkData(path, data); d.err != nil {
 		return o
 	}
-	raw, err := firstValue(bytes.TrimPrefix(data, []byte(utf8BOM)))
+	var raw json.RawMessage
+	text, err := jacksonText(data)
+	if err == nil {
+		raw, err = firstValue(text)
+	}
 	if err != nil {
 		d.err = newError(path, "", ErrInvalidJSON, err.Error(), data)
 		return o

@@ -8,8 +8,8 @@
 // therefore writes sorted.
 //
 // Decoders read what Kafka 3.9's own decoder for the znode reads, into the
-// same values: at the JSON level what Kafka's Jackson reads (one JSON value
-// after an optional UTF-8 byte order mark, whatever follows it unread;
+// same values: at the JSON level what Kafka's Jackson reads (UTF-8, UTF-16
+// or UTF-32 text, one JSON value and whatever follows it unread;
 // duplicate keys, the last one winning; no comments, trailing commas,
 // leading zeros or NaN), a version only where Kafka checks it, optional
 // fields where Kafka makes them optional, and numbers and names as Kafka

@@ -33,18 +33,23 @@ func jsonLevelInputs() []string {
 		"{\"\xff\":1}",
 		`{}`, `[]`, `[1]`, `"s"`, `1`, `true`, `null`, `nul`, `{"x":tru}`, `{"x":nulls}`, `{"x":1`, `{"x"`, `{`,
 		`{"x":{"y":{"z":[[[]]]}}}`, `{"":1}`, `{"x":1,"":2}`,
+		encodeUTF16(`{"x":"é😀"}`, true), encodeUTF16(`{"x":"é😀"}`, false), encodeUTF16("\uFEFF"+`{"x":1}`, true),
+		encodeUTF16("\uFEFF"+`{"x":1}`, false), encodeUTF32(`{"x":"é😀"}`, true), encodeUTF32(`{"x":"é😀"}`, false),
+		encodeUTF32("\uFEFF"+`{"x":1}`, true), encodeUTF32("\uFEFF"+`{"x":1}`, false), "\x00\x00\xFF\xFE" + encodeUTF32(`{}`, true),
+		encodeUTF16(`{"x":1}`, true)[:13], "\x00{", "{\x00",
 	}
 }
 
 // goRefusedInputs returns inputs Jackson reads and the decoders refuse on
 // purpose: strings no UTF-8 text can hold (unpaired surrogates, however
 // written), bytes Jackson's UTF-8 decoder takes though they are not UTF-8,
-// and input Jackson detects as UTF-16 or UTF-32.
+// and UTF-16 Jackson's reader decodes with U+FFFD.
 func goRefusedInputs() []string {
 	return []string{
 		`{"x":"\ud800"}`, `{"x":"\udc00"}`, `{"x":"\ude00\ud83d"}`, `{"\ud800":1}`,
 		"{\"x\":\"\xc0\x80\"}", "{\"x\":\"\xed\xa0\x80\"}", "{\"x\":\"\xf4\x90\x80\x80\"}",
-		"{\x00\"\x00x\x00\"\x00:\x001\x00}\x00", "\xfe\xff\x00{\x00\"\x00x\x00\"\x00:\x001\x00}",
+		// Jackson's reader for UTF-16 puts U+FFFD for an unpaired surrogate.
+		"{\x00\"\x00x\x00\"\x00:\x00\"\x00\x00\xdc\"\x00}\x00", "\x00{\x00\"\x00x\x00\"\x00:\x00\"\xdc\x00\x00\"\x00}",
 	}
 }
 
@@ -160,7 +165,8 @@ func TestJSONLevelAgainstJackson(t *testing.T) {
 func isDeliberateRefusal(err error) bool {
 	var de *DecodeError
 	return errors.As(err, &de) && de.Reason == ErrInvalidJSON &&
-		(de.Detail == "invalid UTF-8" || de.Detail == "escape of an unpaired UTF-16 surrogate")
+		(de.Detail == "invalid UTF-8" || de.Detail == "escape of an unpaired UTF-16 surrogate" ||
+			de.Detail == "UTF-16 with an unpaired surrogate")
 }
 
 func TestJavaParseIntAgainstJDK(t *testing.T) {

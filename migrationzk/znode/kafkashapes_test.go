@@ -1,10 +1,12 @@
 package znode
 
 import (
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // kafkaShape is an input Kafka 3.9's decoder for the znode reads, and the
@@ -318,4 +320,59 @@ func TestDecodeScramCredentialKafkaShapes(t *testing.T) {
 		{"iterations leading zeros", strings.Replace(g, "4096", "004096", 1), want},
 		{"trailing bits", strings.Replace(g, "c2VydmVy", "QR==", 1), a},
 	})
+}
+
+// encodeUTF16 returns s in UTF-16, big-endian or not.
+func encodeUTF16(s string, bigEndian bool) string {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		if bigEndian {
+			b = binary.BigEndian.AppendUint16(b, u)
+		} else {
+			b = binary.LittleEndian.AppendUint16(b, u)
+		}
+	}
+	return string(b)
+}
+
+// encodeUTF32 returns s in UTF-32, big-endian or not.
+func encodeUTF32(s string, bigEndian bool) string {
+	var b []byte
+	for _, r := range s {
+		if bigEndian {
+			b = binary.BigEndian.AppendUint32(b, uint32(r))
+		} else {
+			b = binary.LittleEndian.AppendUint32(b, uint32(r))
+		}
+	}
+	return string(b)
+}
+
+func TestDecodeJacksonEncodings(t *testing.T) {
+	// Jackson's ByteSourceJsonBootstrapper detects UTF-16 and UTF-32 by
+	// a byte order mark or by the zero bytes of the first characters.
+	doc := `{"version":1,"config":{"a":"é😀"}}`
+	want := Config{"a": "é😀"}
+	checkShapes(t, DecodeConfig, []kafkaShape{
+		{"UTF-16BE", encodeUTF16(doc, true), want},
+		{"UTF-16LE", encodeUTF16(doc, false), want},
+		{"UTF-16BE with BOM", encodeUTF16("\uFEFF"+doc, true), want},
+		{"UTF-16LE with BOM", encodeUTF16("\uFEFF"+doc, false), want},
+		{"UTF-32BE", encodeUTF32(doc, true), want},
+		{"UTF-32LE", encodeUTF32(doc, false), want},
+		{"UTF-32BE with BOM", encodeUTF32("\uFEFF"+doc, true), want},
+		{"UTF-32LE with BOM", encodeUTF32("\uFEFF"+doc, false), want},
+	})
+	be16, be32 := encodeUTF16(doc, true), encodeUTF32(doc, true)
+	for _, bad := range []string{
+		be16[:len(be16)-1], // an odd byte
+		encodeUTF16(`{"version":1,"config":{"a":"`, false) + "\x00\xD8" + encodeUTF16(`"}}`, false), // unpaired surrogate
+		be32[:len(be32)-2],                                   // a partial unit
+		"\x00\x00\x00{\x00\x11\x00\x00" + be32[4:],           // beyond U+10FFFF
+		"\x00\x00\xFF\xFE" + be32, "\xFE\xFF\x00\x00" + be32, // unusual byte orders
+	} {
+		if _, err := DecodeConfig([]byte(bad)); !errors.Is(err, ErrInvalidJSON) {
+			t.Errorf("DecodeConfig(%q) error %v, want ErrInvalidJSON", bad, err)
+		}
+	}
 }
