@@ -12,6 +12,9 @@ import (
 // maxDetailValue is how many bytes of an offending value a detail shows.
 const maxDetailValue = 40
 
+// jsonSpace holds the bytes JSON, and Jackson, take for whitespace.
+const jsonSpace = " \t\r\n"
+
 // decoder is the state of one decode: the znode's path and data, and the
 // first error met, which every later read keeps.
 type decoder struct {
@@ -78,9 +81,13 @@ func parseObject(path string, data []byte) *object {
 
 // firstValue returns the first JSON value of data and checks its strings.
 func firstValue(data []byte) (json.RawMessage, error) {
-	var raw json.RawMessage
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
-		return nil, err
+	raw := json.RawMessage(bytes.Trim(data, jsonSpace))
+	if !json.Valid(raw) {
+		raw = nil
+		// Not JSON as a whole: read the first value only.
+		if err := json.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
+			return nil, err
+		}
 	}
 	if !utf8.Valid(raw) {
 		return nil, fmt.Errorf("invalid UTF-8")
@@ -150,6 +157,9 @@ func stringEnd(raw []byte, start int) int {
 
 // decodeName decodes a JSON string known to be valid.
 func decodeName(quoted []byte) string {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1])
+	}
 	var s string
 	_ = json.Unmarshal(quoted, &s)
 	return s
@@ -199,43 +209,77 @@ func hasLoneSurrogate(raw []byte) bool {
 	return false
 }
 
-// object decodes raw, a JSON object, for the fields of field, which it
-// names as prefix+field. A malformed object is recorded as the error and
-// gives an empty object.
+// object decodes raw, a JSON object known to be valid, for the fields of
+// field, which it names as prefix+field.
 func (d *decoder) object(prefix, field string, raw []byte) *object {
 	o := &object{d: d, prefix: prefix, index: map[string]int{}}
 	if field != "" {
 		o.prefix += field + "."
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return o.invalid(prefix+field, err)
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return o.invalid(prefix+field, err)
+	for i := skipSpace(raw, 1); i < len(raw) && raw[i] != '}'; {
+		end := stringEnd(raw, i)
+		key := decodeName(raw[i : end+1])
+		start := skipSpace(raw, skipSpace(raw, end+1)+1)
+		i = valueEnd(raw, start)
+		if j, ok := o.index[key]; ok {
+			o.members[j].value = raw[start:i]
+		} else {
+			o.index[key] = len(o.members)
+			o.members = append(o.members, member{key, raw[start:i]})
 		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return o.invalid(prefix+field, err)
+		if i = skipSpace(raw, i); i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
 		}
-		k, _ := key.(string)
-		if i, ok := o.index[k]; ok {
-			o.members[i].value = value
-			continue
-		}
-		o.index[k] = len(o.members)
-		o.members = append(o.members, member{k, value})
 	}
 	return o
 }
 
-// invalid records err about field as invalid JSON and returns o emptied.
-func (o *object) invalid(field string, err error) *object {
-	o.d.fail(field, ErrInvalidJSON, err.Error())
-	o.members, o.index = nil, nil
-	return o
+// elements splits raw, a JSON array known to be valid, into its elements.
+func elements(raw []byte) []json.RawMessage {
+	elems := []json.RawMessage{}
+	for i := skipSpace(raw, 1); i < len(raw) && raw[i] != ']'; {
+		start := i
+		i = valueEnd(raw, start)
+		elems = append(elems, raw[start:i])
+		if i = skipSpace(raw, i); i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return elems
+}
+
+// valueEnd returns the index after the JSON value starting at raw[i], in
+// valid JSON.
+func valueEnd(raw []byte, i int) int {
+	depth := 0
+	for ; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			if i = stringEnd(raw, i); depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth <= 0 {
+				return i + 1 + depth
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
+}
+
+// skipSpace returns the index of the first byte from raw[i] on that is
+// not JSON whitespace.
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // fail records a *DecodeError about field unless an error is recorded
@@ -269,7 +313,7 @@ func (o *object) lookup(field string) []byte {
 	if !ok {
 		return nil
 	}
-	return bytes.TrimSpace(o.members[i].value)
+	return bytes.Trim(o.members[i].value, jsonSpace)
 }
 
 // get returns the raw value of a required field, nil after an error.
@@ -423,12 +467,7 @@ func (o *object) elems(field string) []json.RawMessage {
 		o.fail(field, ErrWrongType, "got "+k+", want array")
 		return nil
 	}
-	elems := []json.RawMessage{}
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		o.fail(field, ErrInvalidJSON, err.Error())
-		return nil
-	}
-	return elems
+	return elements(raw)
 }
 
 // kind names the type of the JSON value raw.
