@@ -16,7 +16,8 @@ import (
 // The zero Uuid is Kafka's ZERO_UUID, "AAAAAAAAAAAAAAAAAAAAAA". Kafka
 // reserves it to mean "no id" and never assigns it; this package does the
 // same: ParseUuid accepts its text like any other, but a Topic whose ID is
-// zero has no topic id, and DecodeTopic refuses a topic_id that spells it.
+// zero has no topic id, and DecodeTopic refuses a topic_id that spells it
+// (Kafka's decoder would read it as the zero id).
 type Uuid struct {
 	MostSignificantBits  int64
 	LeastSignificantBits int64
@@ -67,6 +68,9 @@ func (u *Uuid) UnmarshalText(text []byte) error {
 // '-', '_'), without padding, and the unused low bits of the last
 // character must be zero, so that String(ParseUuid(s)) == s. The zero id
 // "AAAAAAAAAAAAAAAAAAAAAA" is accepted and gives the zero Uuid.
+//
+// DecodeTopic, which reads what Kafka reads, takes topic ids as
+// Uuid.fromString takes them instead.
 //
 // Failures are *DecodeError values with Reason ErrWrongType and no Path.
 func ParseUuid(s string) (Uuid, error) {

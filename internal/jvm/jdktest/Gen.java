@@ -25,7 +25,6 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -101,8 +100,6 @@ public class Gen {
                 return one(HexFormat.of().formatHex(Base64.getDecoder().decode(args.get(0))));
             case "uuidbytes":
                 return one(HexFormat.of().formatHex(Base64.getUrlDecoder().decode(args.get(0))));
-            case "upper":
-                return one(args.get(0).toUpperCase(Locale.ROOT));
             default:
                 throw new IllegalArgumentException("unknown operation " + op);
         }
