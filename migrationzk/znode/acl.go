@@ -1,6 +1,7 @@
 package znode
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"slices"
@@ -82,13 +83,7 @@ const (
 
 // Valid reports whether o is one of the constants.
 func (o Operation) Valid() bool {
-	switch o {
-	case OperationAll, OperationRead, OperationWrite, OperationCreate, OperationDelete, OperationAlter,
-		OperationDescribe, OperationClusterAction, OperationDescribeConfigs, OperationAlterConfigs,
-		OperationIdempotentWrite, OperationCreateTokens, OperationDescribeTokens:
-		return true
-	}
-	return false
+	return slices.Contains(allOperations(), o)
 }
 
 // PermissionType says whether an ACL allows or denies.
@@ -191,78 +186,87 @@ func (a ACLs) AppendEncode(dst []byte) []byte {
 	return append(dst, `],"version":1}`...)
 }
 
-// DecodeACLs decodes the content of an ACL znode. The version must be 1
-// and acls an array of objects, each with the string fields principal
-// (holding a ':'), permissionType, operation and host; permission types
-// and operations must be known names. The entries are returned sorted and
-// without duplicates, as Encode writes them; an empty array decodes as an
-// empty, non-nil ACLs.
+// DecodeACLs decodes the content of an ACL znode as Kafka 3.9's
+// AclEntry.fromBytes reads it. The version must be 1 and acls an array of
+// objects, each with the string fields principal (holding a ':'),
+// permissionType, operation and host. Permission types and operations are
+// looked up as Kafka's SecurityUtils does, by their names or their names
+// in upper case ("Read", "READ", "read"), and returned as the constants;
+// ANY, UNKNOWN and other names are refused. The entries are returned
+// sorted and without duplicates, as Encode writes them; an empty array
+// decodes as an empty, non-nil ACLs.
 //
 // The Path of a returned *DecodeError is "/kafka-acl/<Type>/<name>",
 // literally, also for a prefixed pattern's znode, and a bad entry is
 // reported as field "acls.<key>" with the entry's index in the detail.
 func DecodeACLs(data []byte) (ACLs, error) {
-	o, err := parseObject(aclsPattern, data)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := o.version(aclsVersion); err != nil {
-		return nil, err
-	}
-	elems, err := o.elems("acls")
-	if err != nil {
-		return nil, err
-	}
+	o := parseObject(aclsPattern, data)
+	o.version(aclsVersion)
+	elems := o.elems("acls")
 	acls := make(ACLs, 0, len(elems))
 	for i, raw := range elems {
-		e, err := o.aclEntry(i, raw)
-		if err != nil {
-			return nil, err
+		acls = append(acls, o.aclEntry(i, raw))
+		if o.failed() {
+			withElement(o.err(), i)
+			break
 		}
-		acls = append(acls, e)
+	}
+	if o.failed() {
+		return nil, o.err()
 	}
 	return acls.canonical(), nil
 }
 
 // aclEntry decodes element i of the acls array.
-func (o *object) aclEntry(i int, raw json.RawMessage) (ACLEntry, error) {
-	entry, err := o.elemObject("acls", i, raw)
-	if err != nil {
-		return ACLEntry{}, err
+func (o *object) aclEntry(i int, raw json.RawMessage) ACLEntry {
+	entry := o.elemObject("acls", i, raw)
+	e := ACLEntry{Principal: entry.str("principal"), Host: entry.str("host")}
+	permission, operation := entry.str("permissionType"), entry.str("operation")
+	e.PermissionType = PermissionType(kafkaEnumName(permission, PermissionAllow, PermissionDeny))
+	e.Operation = Operation(kafkaEnumName(operation, allOperations()...))
+	switch {
+	case entry.failed():
+	case !strings.Contains(e.Principal, ":"):
+		entry.fail("principal", ErrInvalidValue, "no ':' in "+strconv.Quote(shorten(e.Principal)))
+	case e.PermissionType == "":
+		entry.fail("permissionType", ErrInvalidValue, "unknown permission type "+strconv.Quote(shorten(permission)))
+	case e.Operation == "":
+		entry.fail("operation", ErrInvalidValue, "unknown operation "+strconv.Quote(shorten(operation)))
 	}
-	var fields [4]string
-	for j, key := range []string{"principal", "permissionType", "operation", "host"} {
-		if fields[j], err = entry.str(key); err != nil {
-			return ACLEntry{}, withElement(err, i)
+	return e
+}
+
+// kafkaEnumName returns the one of names that name stands for as Kafka's
+// SecurityUtils looks it up: the name itself, or its upper case, which may
+// also be given in any case. It returns "" when none matches.
+func kafkaEnumName[T ~string](name string, names ...T) T {
+	upper := strings.ToUpper(name)
+	for _, n := range names {
+		if name == string(n) || upper == strings.ToUpper(string(n)) {
+			return n
 		}
 	}
-	e := ACLEntry{Principal: fields[0], PermissionType: PermissionType(fields[1]), Operation: Operation(fields[2]), Host: fields[3]}
-	switch {
-	case !strings.Contains(e.Principal, ":"):
-		err = entry.fail("principal", ErrInvalidValue, "no ':' in "+strconv.Quote(shorten(e.Principal)))
-	case !e.PermissionType.Valid():
-		err = entry.fail("permissionType", ErrInvalidValue, "unknown permission type "+strconv.Quote(shorten(fields[1])))
-	case !e.Operation.Valid():
-		err = entry.fail("operation", ErrInvalidValue, "unknown operation "+strconv.Quote(shorten(fields[2])))
+	return ""
+}
+
+// allOperations returns the operations an ACL can name.
+func allOperations() []Operation {
+	return []Operation{
+		OperationAll, OperationRead, OperationWrite, OperationCreate, OperationDelete, OperationAlter,
+		OperationDescribe, OperationClusterAction, OperationDescribeConfigs, OperationAlterConfigs,
+		OperationIdempotentWrite, OperationCreateTokens, OperationDescribeTokens,
 	}
-	if err != nil {
-		return ACLEntry{}, withElement(err, i)
-	}
-	return e, nil
 }
 
 // elemObject decodes element i of the array field as an object whose
 // fields are reported as "field.key".
-func (o *object) elemObject(field string, i int, raw json.RawMessage) (*object, error) {
-	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+func (o *object) elemObject(field string, i int, raw json.RawMessage) *object {
+	raw = bytes.TrimSpace(raw)
 	if k := kind(raw); k != "object" {
-		return nil, o.fail(field, ErrWrongType, "element "+strconv.Itoa(i)+": got "+k+", want object")
+		o.fail(field, ErrWrongType, "element "+strconv.Itoa(i)+": got "+k+", want object")
+		return &object{d: o.d, prefix: o.prefix + field + "."}
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
-		return nil, o.fail(field, ErrInvalidJSON, err.Error())
-	}
-	return &object{path: o.path, data: o.data, prefix: o.prefix + field + ".", members: members}, nil
+	return o.d.object(o.prefix, field, raw)
 }
 
 // withElement prefixes the detail of a *DecodeError with the index of the

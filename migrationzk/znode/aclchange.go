@@ -80,8 +80,10 @@ func appendJavaUTF8(dst []byte, s string) []byte {
 }
 
 // DecodeLiteralACLChange decodes the content of a literal ACL change
-// notification: valid UTF-8, a known resource type's enum name, ':' and
-// the resource name, which may be empty and may hold ':'.
+// notification as Kafka 3.9's LiteralAclChangeStore.decode reads it:
+// valid UTF-8, a known resource type's enum name in any case (as
+// ResourceType.fromString upper-cases it), ':' and the resource name,
+// which may be empty and may hold ':'.
 //
 // The Path of a returned *DecodeError is
 // "/kafka-acl-changes/acl_changes_<n>", literally.
@@ -97,7 +99,7 @@ func DecodeLiteralACLChange(data []byte) (LiteralACLChange, error) {
 	if !ok {
 		return LiteralACLChange{}, newError(path, "", ErrInvalidValue, "no ':' after the resource type", data)
 	}
-	t, ok := resourceTypeOfEnumName(typeName)
+	t, ok := resourceTypeOfEnumName(strings.ToUpper(typeName))
 	if !ok {
 		return LiteralACLChange{}, newError(path, "", ErrInvalidValue, "unknown resource type "+strconv.Quote(shorten(typeName)), data)
 	}
@@ -158,36 +160,27 @@ func (n ExtendedACLChange) AppendEncode(dst []byte) []byte {
 
 // DecodeExtendedACLChange decodes the content of an extended ACL change
 // notification. The version must be 1; resourceType, name and patternType
-// are required strings, the types known enum names.
+// are required strings and known enum names: the resource type in any
+// case, as ResourceType.fromString upper-cases it, the pattern type as it
+// is, as PatternType.fromString takes it.
 //
 // The Path of a returned *DecodeError is
 // "/kafka-acl-extended-changes/acl_changes_<n>", literally.
 func DecodeExtendedACLChange(data []byte) (ExtendedACLChange, error) {
-	o, err := parseObject(extendedACLChangePattern, data)
-	if err != nil {
-		return ExtendedACLChange{}, err
+	o := parseObject(extendedACLChangePattern, data)
+	o.version(extendedACLChangeVersion)
+	typeName, name, pattern := o.str("resourceType"), o.str("name"), o.str("patternType")
+	t, ok := resourceTypeOfEnumName(strings.ToUpper(typeName))
+	p := PatternType(pattern)
+	switch {
+	case o.failed():
+	case !ok:
+		o.fail("resourceType", ErrInvalidValue, "unknown resource type "+strconv.Quote(shorten(typeName)))
+	case !p.Valid():
+		o.fail("patternType", ErrInvalidValue, "unknown pattern type "+strconv.Quote(shorten(pattern)))
 	}
-	if _, err := o.version(extendedACLChangeVersion); err != nil {
-		return ExtendedACLChange{}, err
+	if o.failed() {
+		return ExtendedACLChange{}, o.err()
 	}
-	typeName, err := o.str("resourceType")
-	if err != nil {
-		return ExtendedACLChange{}, err
-	}
-	t, ok := resourceTypeOfEnumName(typeName)
-	if !ok {
-		return ExtendedACLChange{}, o.fail("resourceType", ErrInvalidValue, "unknown resource type "+strconv.Quote(shorten(typeName)))
-	}
-	name, err := o.str("name")
-	if err != nil {
-		return ExtendedACLChange{}, err
-	}
-	pattern, err := o.str("patternType")
-	if err != nil {
-		return ExtendedACLChange{}, err
-	}
-	if !PatternType(pattern).Valid() {
-		return ExtendedACLChange{}, o.fail("patternType", ErrInvalidValue, "unknown pattern type "+strconv.Quote(shorten(pattern)))
-	}
-	return ExtendedACLChange{ResourceType: t, Name: name, PatternType: PatternType(pattern)}, nil
+	return ExtendedACLChange{ResourceType: t, Name: name, PatternType: p}, nil
 }

@@ -3,6 +3,7 @@ package znode
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/kraftmigration/zkwriter/internal/jvm"
 )
@@ -11,9 +12,6 @@ import (
 // topic, a broker, or the quotas and SCRAM credentials of a user, client
 // or IP, as property name to value.
 type Config map[string]string
-
-// configVersion is the only known version of a config znode.
-const configVersion = 1
 
 // configPattern is the path reported by DecodeConfig.
 const configPattern = ConfigRootPath + "/<type>/<name>"
@@ -58,32 +56,24 @@ func (c Config) keyOrder() []string {
 	return jvm.PropertiesOrder(jvm.HashMapOrder(keys))
 }
 
-// DecodeConfig decodes the content of a config znode. The version must be
-// 1 and config an object whose values are all strings; keys come in any
-// order. An empty config decodes as an empty, non-nil Config.
+// DecodeConfig decodes the content of a config znode as Kafka 3.9's
+// ConfigEntityZNode.decode reads it: only config is read, an object whose
+// values are all strings; keys come in any order and the version is never
+// read. An empty config decodes as an empty, non-nil Config. Where Kafka
+// would read an empty config from data without a config object, DecodeConfig
+// refuses it.
 //
 // The Path of a returned *DecodeError is "/config/<type>/<name>",
 // literally, and a bad value is reported as field "config.<key>".
 func DecodeConfig(data []byte) (Config, error) {
-	o, err := parseObject(configPattern, data)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := o.version(configVersion); err != nil {
-		return nil, err
-	}
-	props, err := o.sub("config")
-	if err != nil {
-		return nil, err
-	}
+	o := parseObject(configPattern, data)
+	props := o.sub("config")
 	c := make(Config, len(props.members))
-	// In key order, so that of several bad values the same one is named.
-	for _, k := range slices.Sorted(maps.Keys(props.members)) {
-		v, err := props.str(k)
-		if err != nil {
-			return nil, err
-		}
-		c[k] = v
+	for _, m := range props.members {
+		c[m.key] = props.str(m.key)
+	}
+	if o.failed() {
+		return nil, o.err()
 	}
 	return c, nil
 }
@@ -119,24 +109,29 @@ func (n ConfigChange) AppendEncode(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// DecodeConfigChange decodes the content of a config change notification.
-// The version must be 2 and entity_path a string. Version 1, written by
-// Kafka before 0.10.1 with entity_type and entity_name, is refused as an
-// unknown version.
+// DecodeConfigChange decodes the content of a config change notification
+// as Kafka 3.9's ZkConfigManager reads it. Version 2 holds entity_path, a
+// string. Version 1, written by Kafka before 0.10.1, holds entity_type,
+// "topics" or "clients", and entity_name, strings, and decodes as the
+// EntityPath "<entity_type>/<entity_name>".
 //
 // The Path of a returned *DecodeError is
 // "/config/changes/config_change_<n>", literally.
 func DecodeConfigChange(data []byte) (ConfigChange, error) {
-	o, err := parseObject(configChangePattern, data)
-	if err != nil {
-		return ConfigChange{}, err
+	o := parseObject(configChangePattern, data)
+	var n ConfigChange
+	switch o.version(1, configChangeVersion) {
+	case 1:
+		entityType, name := o.str("entity_type"), o.str("entity_name")
+		if !o.failed() && entityType != EntityTopics && entityType != EntityClients {
+			o.fail("entity_type", ErrInvalidValue, strconv.Quote(shorten(entityType))+" is neither topics nor clients")
+		}
+		n.EntityPath = entityType + "/" + name
+	case configChangeVersion:
+		n.EntityPath = o.str("entity_path")
 	}
-	if _, err := o.version(configChangeVersion); err != nil {
-		return ConfigChange{}, err
+	if o.failed() {
+		return ConfigChange{}, o.err()
 	}
-	p, err := o.str("entity_path")
-	if err != nil {
-		return ConfigChange{}, err
-	}
-	return ConfigChange{EntityPath: p}, nil
+	return n, nil
 }

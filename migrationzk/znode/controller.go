@@ -59,59 +59,44 @@ func (c Controller) AppendEncode(dst []byte) []byte {
 // ZooKeeper-mode broker.
 func (c Controller) IsKRaft() bool { return c.KRaftControllerEpoch >= 0 }
 
-// DecodeController decodes the content of /controller. The version must
-// be 1 or 2 and brokerid is required. The timestamp is optional (0 when
-// absent) but, when present, must be a string holding a decimal integer.
-// kraftControllerEpoch is optional (-1 when absent).
+// DecodeController decodes the content of /controller as Kafka 3.9's
+// ControllerZNode.decodeController reads it: brokerid is a required int32
+// and kraftControllerEpoch an optional one (-1 when absent). Kafka reads
+// nothing else; so neither version nor timestamp can make the data
+// undecodable. Version is the version when it is an int32, 0 otherwise;
+// Timestamp is the timestamp when it is an int64, written as a JSON number
+// or as a string of a decimal integer, 0 otherwise.
 func DecodeController(data []byte) (Controller, error) {
-	o, err := parseObject(ControllerPath, data)
-	if err != nil {
-		return Controller{}, err
+	o := parseObject(ControllerPath, data)
+	c := Controller{
+		Version:              int32(o.informative("version", 32, false)),
+		BrokerID:             o.int32("brokerid"),
+		Timestamp:            o.informative("timestamp", 64, true),
+		KRaftControllerEpoch: o.optInt32("kraftControllerEpoch", -1),
 	}
-	version, err := o.version(1, 2)
-	if err != nil {
-		return Controller{}, err
+	if o.failed() {
+		return Controller{}, o.err()
 	}
-	id, err := o.int("brokerid", 32)
-	if err != nil {
-		return Controller{}, err
-	}
-	ts, err := o.timestamp()
-	if err != nil {
-		return Controller{}, err
-	}
-	epoch, err := o.optInt("kraftControllerEpoch", 32, -1)
-	if err != nil {
-		return Controller{}, err
-	}
-	return Controller{
-		Version:              version,
-		BrokerID:             int32(id),
-		Timestamp:            ts,
-		KRaftControllerEpoch: int32(epoch),
-	}, nil
+	return c, nil
 }
 
-// timestamp returns the optional timestamp field, a string holding a
-// decimal int64.
-func (o *object) timestamp() (int64, error) {
-	const field = "timestamp"
-	if _, ok := o.members[field]; !ok {
-		return 0, nil
-	}
-	raw, err := o.get(field)
-	if err != nil {
-		return 0, err
-	}
-	if k := kind(raw); k != "string" {
-		return 0, o.fail(field, ErrWrongType, "got "+k+", want string")
-	}
+// informative returns a field Kafka does not read as an integer of
+// bitSize bits: a JSON integer or, when inString is set, a string of a
+// decimal integer; 0 when it is absent or anything else. It never fails.
+func (o *object) informative(field string, bitSize int, inString bool) int64 {
+	raw := o.lookup(field)
 	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return 0, o.fail(field, ErrInvalidJSON, err.Error())
+	switch kind(raw) {
+	case "number":
+		s = string(raw)
+	case "string":
+		if !inString || json.Unmarshal(raw, &s) != nil {
+			return 0
+		}
 	}
-	if !isDecimal(s) {
-		return 0, o.fail(field, ErrWrongType, "got "+strconv.Quote(shorten(s))+", want decimal integer")
+	v, isNumber, fits := parseJavaInt(s, bitSize)
+	if !isNumber || !fits {
+		return 0
 	}
-	return o.parseDecimal(field, s, 64)
+	return v
 }

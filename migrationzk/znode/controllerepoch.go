@@ -18,18 +18,20 @@ func AppendControllerEpoch(dst []byte, epoch int32) []byte {
 	return strconv.AppendInt(dst, int64(epoch), 10)
 }
 
-// DecodeControllerEpoch decodes the content of /controller_epoch: ASCII
-// decimal digits with an optional leading minus sign, nothing else.
-// Leading zeros are accepted.
+// DecodeControllerEpoch decodes the content of /controller_epoch as Kafka
+// 3.9's ControllerEpochZNode.decode reads it, with Integer.parseInt of its
+// UTF-8 text: an optional '+' or '-', then decimal digits, leading zeros
+// accepted, nothing else. Digits of other scripts, which parseInt also
+// takes, are accepted too.
 func DecodeControllerEpoch(data []byte) (int32, error) {
 	if err := checkData(ControllerEpochPath, data); err != nil {
 		return 0, err
 	}
-	if !isDecimal(data) {
+	v, isNumber, fits := parseJavaInt(string(data), 32)
+	switch {
+	case !isNumber:
 		return 0, newError(ControllerEpochPath, "", ErrWrongType, "not a decimal integer", data)
-	}
-	v, err := strconv.ParseInt(string(data), 10, 32)
-	if err != nil {
+	case !fits:
 		detail := shorten(string(data)) + " does not fit in int32"
 		return 0, newError(ControllerEpochPath, "", ErrOutOfRange, detail, data)
 	}

@@ -120,94 +120,50 @@ func (t DelegationToken) AppendEncode(dst []byte) []byte {
 // The Path of a returned *DecodeError is
 // "/delegation_token/tokens/<tokenId>", literally.
 func DecodeDelegationToken(data []byte) (DelegationToken, error) {
-	o, err := parseObject(delegationTokenPattern, data)
-	if err != nil {
-		return DelegationToken{}, err
-	}
-	version, err := o.version(1, 2, delegationTokenVersion)
-	if err != nil {
-		return DelegationToken{}, err
-	}
-	owner, err := o.principal("owner")
-	if err != nil {
-		return DelegationToken{}, err
-	}
-	requester := owner
+	o := parseObject(delegationTokenPattern, data)
+	version := o.version(1, 2, delegationTokenVersion)
+	t := DelegationToken{Owner: o.principal("owner")}
+	t.TokenRequester = t.Owner
 	if version >= 3 {
-		if requester, err = o.principal("tokenRequester"); err != nil {
-			return DelegationToken{}, err
-		}
+		t.TokenRequester = o.principal("tokenRequester")
 	}
-	renewers, err := o.principalList("renewers")
-	if err != nil {
-		return DelegationToken{}, err
-	}
-	t := DelegationToken{Owner: owner, TokenRequester: requester, Renewers: renewers}
-	if err := o.tokenTimestamps(&t); err != nil {
-		return DelegationToken{}, err
-	}
-	if t.TokenID, err = o.str("tokenId"); err != nil {
-		return DelegationToken{}, err
+	t.Renewers = o.principalList("renewers")
+	t.IssueTimestamp = o.int64("issueTimestamp")
+	t.ExpiryTimestamp = o.int64("expiryTimestamp")
+	t.MaxTimestamp = o.int64("maxTimestamp")
+	t.TokenID = o.str("tokenId")
+	if o.failed() {
+		return DelegationToken{}, o.err()
 	}
 	return t, nil
 }
 
-// tokenTimestamps sets the three timestamps of t from their required
-// fields.
-func (o *object) tokenTimestamps(t *DelegationToken) error {
-	for _, f := range []struct {
-		field string
-		dst   *int64
-	}{
-		{"issueTimestamp", &t.IssueTimestamp},
-		{"expiryTimestamp", &t.ExpiryTimestamp},
-		{"maxTimestamp", &t.MaxTimestamp},
-	} {
-		v, err := o.int(f.field, 64)
-		if err != nil {
-			return err
-		}
-		*f.dst = v
-	}
-	return nil
-}
-
 // principal returns a required field holding a sanitized principal,
 // desanitized.
-func (o *object) principal(field string) (string, error) {
-	raw, err := o.get(field)
-	if err != nil {
-		return "", err
-	}
-	return o.parsePrincipal(field, raw)
+func (o *object) principal(field string) string {
+	return o.parsePrincipal(field, o.get(field))
 }
 
 // principalList returns a required field holding an array of sanitized
 // principals, desanitized.
-func (o *object) principalList(field string) ([]string, error) {
-	elems, err := o.elems(field)
-	if err != nil {
-		return nil, err
-	}
+func (o *object) principalList(field string) []string {
+	elems := o.elems(field)
 	principals := make([]string, 0, len(elems))
 	for i, e := range elems {
-		p, err := o.parsePrincipal(field, bytes.TrimSpace(e))
-		if err != nil {
-			if de, ok := err.(*DecodeError); ok {
-				de.Detail = "element " + strconv.Itoa(i) + ": " + de.Detail
-			}
-			return nil, err
+		principals = append(principals, o.parsePrincipal(field, bytes.TrimSpace(e)))
+		if o.failed() {
+			withElement(o.err(), i)
+			return nil
 		}
-		principals = append(principals, p)
 	}
-	return principals, nil
+	return principals
 }
 
 // parsePrincipal decodes raw, a JSON value, as a sanitized principal.
-func (o *object) parsePrincipal(field string, raw []byte) (string, error) {
-	s, err := o.parseString(field, raw)
-	if err != nil {
-		return "", err
+func (o *object) parsePrincipal(field string, raw []byte) string {
+	s := o.parseString(field, raw)
+	if o.failed() {
+		return ""
 	}
 	p, err := Desanitize(s)
 	if err != nil {
@@ -216,10 +172,11 @@ func (o *object) parsePrincipal(field string, raw []byte) (string, error) {
 		if errors.As(err, &de) {
 			detail = de.Detail
 		}
-		return "", o.fail(field, ErrWrongType, "principal "+strconv.Quote(shorten(s))+": "+detail)
+		o.fail(field, ErrWrongType, "principal "+strconv.Quote(shorten(s))+": "+detail)
+		return ""
 	}
 	if !strings.Contains(p, ":") {
-		return "", o.fail(field, ErrWrongType, "principal "+strconv.Quote(shorten(p))+" is not of the form Type:name")
+		o.fail(field, ErrWrongType, "principal "+strconv.Quote(shorten(p))+" is not of the form Type:name")
 	}
-	return p, nil
+	return p
 }

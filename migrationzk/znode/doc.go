@@ -5,11 +5,23 @@
 // included, so that a write by this package cannot be told apart from one
 // by Kafka. The one exception is the order of the entries of an ACL znode,
 // which Kafka takes from identity hash codes of its JVM and which ACLs
-// therefore writes sorted. Decoders are strict: they accept any key order,
-// extra keys and insignificant whitespace, as Kafka does, but refuse
-// unknown versions, missing fields, wrongly typed values and numbers that
-// do not fit their field, rather than guess. Every decoder reports
-// failures as a *DecodeError.
+// therefore writes sorted.
+//
+// Decoders read what Kafka 3.9's own decoder for the znode reads, into the
+// same values: at the JSON level what Kafka's Jackson reads (UTF-8, UTF-16
+// or UTF-32 text, one JSON value and whatever follows it unread;
+// duplicate keys, the last one winning; no comments, trailing commas,
+// leading zeros or NaN), a version only where Kafka checks it, optional
+// fields where Kafka makes them optional, and numbers and names as Kafka
+// converts them (Integer.parseInt for partition ids and /controller_epoch,
+// case-insensitive ACL operations). They stay stricter than Kafka in two
+// ways. What Kafka would silently read as an empty config, topic or state,
+// such as data that is not JSON, is refused rather than read as empty.
+// Strings that no UTF-8 text holds (unpaired surrogates, bytes that are not
+// UTF-8 though Jackson decodes them) and values Kafka's controller cannot
+// use (negative partition ids, the zero topic id, ACL principals without a
+// type, unknown ACL operations, empty producer id blocks) are refused.
+// Every decoder reports failures as a *DecodeError.
 package znode
 
 import "strconv"

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+	"unicode/utf8"
 )
 
 // jsonSeeds returns inputs shared by the fuzz targets of the JSON decoders.
@@ -72,7 +73,14 @@ func checkFuzzError(t *testing.T, err error, path string, data []byte) {
 // checkAccepted checks that data a JSON decoder accepted is valid JSON.
 func checkAccepted(t *testing.T, data []byte) {
 	t.Helper()
-	if !json.Valid(data) {
+	// Jackson reads one JSON value, in the encoding it detects, and never
+	// what follows it.
+	var first json.RawMessage
+	text, err := jacksonText(data)
+	if err == nil {
+		err = json.NewDecoder(bytes.NewReader(text)).Decode(&first)
+	}
+	if err != nil || !json.Valid(first) {
 		t.Fatalf("accepted invalid JSON %q", data)
 	}
 }
@@ -116,9 +124,6 @@ func FuzzDecodeController(f *testing.F) {
 			return
 		}
 		checkAccepted(t, data)
-		if c.Version != 1 && c.Version != 2 {
-			t.Fatalf("decoded version %d", c.Version)
-		}
 		enc := c.Encode()
 		c2, err := DecodeController(enc)
 		if err != nil || c2 != c {
@@ -161,6 +166,11 @@ func FuzzDecodePartitionState(f *testing.F) {
 	})
 }
 
+// isASCII reports whether b holds only ASCII bytes.
+func isASCII(b []byte) bool {
+	return !bytes.ContainsFunc(b, func(r rune) bool { return r >= utf8.RuneSelf })
+}
+
 func FuzzDecodeControllerEpoch(f *testing.F) {
 	for _, s := range []string{"", "43", "0", "-1", "043", "-0", "-", "+1", " 1", "1 ", "1\n", "2147483647", "-2147483648", tooBig32, "-2147483649", "1e3", `"1"`} {
 		f.Add([]byte(s))
@@ -174,8 +184,9 @@ func FuzzDecodeControllerEpoch(f *testing.F) {
 			}
 			return
 		}
-		// Whatever is accepted is a decimal that strconv reads the same.
-		if v, err := strconv.ParseInt(string(data), 10, 32); err != nil || int32(v) != epoch || data[0] == '+' {
+		// Whatever is accepted in ASCII is a decimal that strconv reads
+		// the same.
+		if v, err := strconv.ParseInt(string(data), 10, 32); isASCII(data) && (err != nil || int32(v) != epoch) {
 			t.Fatalf("accepted %q as %d; strconv says %d, %v", data, epoch, v, err)
 		}
 		enc := EncodeControllerEpoch(epoch)

@@ -54,33 +54,16 @@ func (m Migration) AppendEncode(dst []byte) []byte {
 // required and the version must be 0; an unknown version is reported as
 // such before any other problem.
 func DecodeMigration(data []byte) (Migration, error) {
-	o, err := parseObject(MigrationPath, data)
-	if err != nil {
-		return Migration{}, err
+	o := parseObject(MigrationPath, data)
+	o.version(migrationVersion)
+	m := Migration{
+		KRaftMetadataOffset:  o.int64("kraft_metadata_offset"),
+		KRaftControllerID:    o.int32("kraft_controller_id"),
+		KRaftMetadataEpoch:   o.int32("kraft_metadata_epoch"),
+		KRaftControllerEpoch: o.int32("kraft_controller_epoch"),
 	}
-	if _, err := o.version(migrationVersion); err != nil {
-		return Migration{}, err
+	if o.failed() {
+		return Migration{}, o.err()
 	}
-	offset, err := o.int("kraft_metadata_offset", 64)
-	if err != nil {
-		return Migration{}, err
-	}
-	id, err := o.int("kraft_controller_id", 32)
-	if err != nil {
-		return Migration{}, err
-	}
-	epoch, err := o.int("kraft_metadata_epoch", 32)
-	if err != nil {
-		return Migration{}, err
-	}
-	cepoch, err := o.int("kraft_controller_epoch", 32)
-	if err != nil {
-		return Migration{}, err
-	}
-	return Migration{
-		KRaftMetadataOffset:  offset,
-		KRaftControllerID:    int32(id),
-		KRaftMetadataEpoch:   int32(epoch),
-		KRaftControllerEpoch: int32(cepoch),
-	}, nil
+	return m, nil
 }

@@ -1,8 +1,6 @@
 package znode
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"strconv"
 )
@@ -21,9 +19,6 @@ type PartitionState struct {
 	// is recovering.
 	LeaderRecoveryState int8
 }
-
-// partitionStateVersion is the only known version of a partition state.
-const partitionStateVersion = 1
 
 // Equal reports whether p and q have equal fields, comparing the ISR in
 // order. A nil ISR equals an empty one.
@@ -80,77 +75,37 @@ func (p PartitionState) AppendEncode(dst []byte) []byte {
 	return append(dst, "]}"...)
 }
 
-// DecodePartitionState decodes the content of a partition state znode.
-// controller_epoch, leader, version, leader_epoch and isr are required and
-// the version must be 1. leader_recovery_state is optional (0 when absent)
-// and must be 0 or 1. An empty ISR decodes as an empty, non-nil slice.
+// DecodePartitionState decodes the content of a partition state znode as
+// Kafka 3.9's TopicPartitionStateZNode.decode reads it. The version is
+// never read. controller_epoch, leader, leader_epoch and isr are required
+// int32 and an array of int32. leader_recovery_state is optional (0 when
+// absent), an int32 whose low byte, as Kafka's toByte keeps it, must be 0
+// or 1. An empty ISR decodes as an empty, non-nil slice.
 //
 // The Path of a returned *DecodeError is
 // "/brokers/topics/<topic>/partitions/<partition>/state", literally.
 func DecodePartitionState(data []byte) (PartitionState, error) {
-	o, err := parseObject(partitionStatePattern, data)
-	if err != nil {
-		return PartitionState{}, err
+	o := parseObject(partitionStatePattern, data)
+	p := PartitionState{
+		ControllerEpoch:     o.int32("controller_epoch"),
+		Leader:              o.int32("leader"),
+		LeaderRecoveryState: o.leaderRecoveryState(),
+		LeaderEpoch:         o.int32("leader_epoch"),
+		ISR:                 o.int32s("isr"),
 	}
-	if _, err := o.version(partitionStateVersion); err != nil {
-		return PartitionState{}, err
+	if o.failed() {
+		return PartitionState{}, o.err()
 	}
-	cepoch, err := o.int("controller_epoch", 32)
-	if err != nil {
-		return PartitionState{}, err
-	}
-	leader, err := o.int("leader", 32)
-	if err != nil {
-		return PartitionState{}, err
-	}
-	lrs, err := o.optInt("leader_recovery_state", 8, 0)
-	if err != nil {
-		return PartitionState{}, err
-	}
-	if lrs != 0 && lrs != 1 {
-		return PartitionState{}, o.fail("leader_recovery_state", ErrOutOfRange, strconv.FormatInt(lrs, 10)+" is neither 0 nor 1")
-	}
-	epoch, err := o.int("leader_epoch", 32)
-	if err != nil {
-		return PartitionState{}, err
-	}
-	isr, err := o.isr()
-	if err != nil {
-		return PartitionState{}, err
-	}
-	return PartitionState{
-		ControllerEpoch:     int32(cepoch),
-		Leader:              int32(leader),
-		LeaderEpoch:         int32(epoch),
-		ISR:                 isr,
-		LeaderRecoveryState: int8(lrs),
-	}, nil
+	return p, nil
 }
 
-// isr returns the required isr field, an array of int32.
-func (o *object) isr() ([]int32, error) {
-	const field = "isr"
-	raw, err := o.get(field)
-	if err != nil {
-		return nil, err
+// leaderRecoveryState returns the optional leader_recovery_state field,
+// truncated to a byte, as LeaderRecoveryState.of reads it.
+func (o *object) leaderRecoveryState() int8 {
+	const field = "leader_recovery_state"
+	v := int8(o.optInt32(field, 0))
+	if v != 0 && v != 1 {
+		o.fail(field, ErrOutOfRange, "low byte "+strconv.Itoa(int(v))+" is neither 0 nor 1")
 	}
-	if k := kind(raw); k != "array" {
-		return nil, o.fail(field, ErrWrongType, "got "+k+", want array")
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, o.fail(field, ErrInvalidJSON, err.Error())
-	}
-	isr := make([]int32, 0, len(elems))
-	for i, e := range elems {
-		v, err := o.parseInt(field, bytes.TrimSpace(e), 32)
-		if err != nil {
-			if de, ok := err.(*DecodeError); ok {
-				de.Detail = "element " + strconv.Itoa(i) + ": " + de.Detail
-			}
-			return nil, err
-		}
-		isr = append(isr, int32(v))
-	}
-	return isr, nil
+	return v
 }

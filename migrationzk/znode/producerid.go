@@ -23,10 +23,6 @@ type ProducerIDBlock struct {
 	BlockEnd   int64
 }
 
-// producerIDBlockVersion is the only known version of the producer id
-// block znode.
-const producerIDBlockVersion = 1
-
 // maxProducerIDBlockLen bounds the length of an encoded ProducerIDBlock.
 const maxProducerIDBlockLen = len(`{"version":1,"broker":,"block_start":"","block_end":""}`) + 11 + 2*20
 
@@ -63,50 +59,48 @@ func (b ProducerIDBlock) AppendEncode(dst []byte) []byte {
 	return append(dst, `"}`...)
 }
 
-// DecodeProducerIDBlock decodes the content of /latest_producer_id_block.
-// The version must be 1 and all four keys are required. block_start and
-// block_end must be strings holding decimal int64 (leading zeros are
-// accepted). The block must not be empty or run backwards, start at 0 or
-// later, and hold at most 2^31-1 ids, as Kafka requires of its size.
+// DecodeProducerIDBlock decodes the content of /latest_producer_id_block
+// as Kafka 3.9's ProducerIdBlockZNode.parseProducerIdBlockData reads it:
+// the version is never read, broker is a required int32, and block_start
+// and block_end are required strings read as Long.parseLong reads them
+// (leading zeros and a '+' accepted). Beyond Kafka, which takes any block,
+// the block must not be empty or run backwards, must start at 0 or later,
+// and hold at most 2^31-1 ids, as Kafka requires of its size.
 func DecodeProducerIDBlock(data []byte) (ProducerIDBlock, error) {
-	o, err := parseObject(ProducerIDBlockPath, data)
-	if err != nil {
-		return ProducerIDBlock{}, err
+	o := parseObject(ProducerIDBlockPath, data)
+	b := ProducerIDBlock{
+		BrokerID:   o.int32("broker"),
+		BlockStart: o.decimalString("block_start"),
+		BlockEnd:   o.decimalString("block_end"),
 	}
-	if _, err := o.version(producerIDBlockVersion); err != nil {
-		return ProducerIDBlock{}, err
-	}
-	broker, err := o.int("broker", 32)
-	if err != nil {
-		return ProducerIDBlock{}, err
-	}
-	start, err := o.decimalString("block_start")
-	if err != nil {
-		return ProducerIDBlock{}, err
-	}
-	end, err := o.decimalString("block_end")
-	if err != nil {
-		return ProducerIDBlock{}, err
-	}
-	if start < 0 {
-		return ProducerIDBlock{}, o.fail("block_start", ErrOutOfRange, strconv.FormatInt(start, 10)+" is negative")
-	}
-	if end < start || end-start >= math.MaxInt32 {
+	start, end := b.BlockStart, b.BlockEnd
+	switch {
+	case o.failed():
+	case start < 0:
+		o.fail("block_start", ErrOutOfRange, strconv.FormatInt(start, 10)+" is negative")
+	case end < start || end-start >= math.MaxInt32:
 		detail := "block " + strconv.FormatInt(start, 10) + " to " + strconv.FormatInt(end, 10) + " does not hold 1 to 2147483647 ids"
-		return ProducerIDBlock{}, o.fail("block_end", ErrOutOfRange, detail)
+		o.fail("block_end", ErrOutOfRange, detail)
 	}
-	return ProducerIDBlock{BrokerID: int32(broker), BlockStart: start, BlockEnd: end}, nil
+	if o.failed() {
+		return ProducerIDBlock{}, o.err()
+	}
+	return b, nil
 }
 
 // decimalString returns a required field holding a string of a decimal
-// int64.
-func (o *object) decimalString(field string) (int64, error) {
-	s, err := o.str(field)
-	if err != nil {
-		return 0, err
+// int64, as Long.parseLong reads it.
+func (o *object) decimalString(field string) int64 {
+	s := o.str(field)
+	if o.failed() {
+		return 0
 	}
-	if !isDecimal(s) {
-		return 0, o.fail(field, ErrWrongType, "got "+strconv.Quote(shorten(s))+", want decimal integer")
+	v, isNumber, fits := parseJavaInt(s, 64)
+	switch {
+	case !isNumber:
+		o.fail(field, ErrWrongType, "got "+strconv.Quote(shorten(s))+", want decimal integer")
+	case !fits:
+		o.fail(field, ErrOutOfRange, shorten(s)+" does not fit in int64")
 	}
-	return o.parseDecimal(field, s, 64)
+	return v
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/kraftmigration/zkwriter/internal/jvm"
 )
@@ -105,86 +106,92 @@ func javaIntCast(v float64) int32 {
 	return int32(v)
 }
 
-// ParseQuota parses the config value of a client quota key. For the LONG
-// and INT keys it must be a decimal integer that fits the type, as Kafka
-// writes them; for the DOUBLE keys a decimal number with an optional
-// fraction and exponent (58.58, 1.0E7, 50) or NaN, Infinity or -Infinity,
-// as Double.toString writes them. So ParseQuota accepts what FormatQuota
-// returns and gives back the value, the integral value for LONG and INT
-// keys.
+// ParseQuota parses the config value of a client quota key as Kafka 3.9's
+// migration reads it (ZkConfigMigrationClient, with Double.parseDouble):
+// surrounding whitespace and control characters ignored, an optional
+// sign, then NaN, Infinity, a decimal number with optional fraction and
+// exponent (58.58, 1.0E7, 50, .5, 1.) or a hexadecimal one with a binary
+// exponent (0x1.8p1), optionally followed by one of f, F, d or D; for
+// every key, LONG and INT ones included. So ParseQuota accepts what
+// FormatQuota returns and gives back the value.
 //
 // Its error is a *DecodeError with the Path "/config/<type>/<name>",
 // literally, and the key as Field: ErrInvalidValue for an unknown key,
-// ErrWrongType for a value of the wrong form, ErrOutOfRange for an integer
-// that does not fit.
+// ErrWrongType for a value Double.parseDouble refuses.
 func ParseQuota(key, value string) (float64, error) {
-	data := []byte(value)
-	fail := func(reason error, detail string) (float64, error) {
-		return 0, newError(configPattern, key, reason, detail, data)
+	if quotaKindOf(key) == quotaUnknown {
+		return 0, newError(configPattern, key, ErrInvalidValue, "unknown quota key", []byte(value))
 	}
-	switch quotaKindOf(key) {
-	case quotaUnknown:
-		return fail(ErrInvalidValue, "unknown quota key")
-	case quotaDouble:
-		if !isJavaDouble(value) {
-			return fail(ErrWrongType, "got "+strconv.Quote(shorten(value))+", want a decimal number")
-		}
-		// The syntax is checked: ParseFloat can only report a value
-		// beyond the range of a double, which it rounds to an infinity
-		// or zero as Java does.
-		v, _ := strconv.ParseFloat(value, 64)
-		return v, nil
+	v, ok := parseJavaDouble(value)
+	if !ok {
+		return 0, newError(configPattern, key, ErrWrongType, "got "+strconv.Quote(shorten(value))+", want a number", []byte(value))
 	}
-	if !isDecimal(value) {
-		return fail(ErrWrongType, "got "+strconv.Quote(shorten(value))+", want decimal integer")
-	}
-	bits := 64
-	if quotaKindOf(key) == quotaInt {
-		bits = 32
-	}
-	n, err := strconv.ParseInt(value, 10, bits)
-	if err != nil {
-		return fail(ErrOutOfRange, fmt.Sprintf("%s does not fit in int%d", shorten(value), bits))
-	}
-	return float64(n), nil
+	return v, nil
 }
 
-// isJavaDouble reports whether s is NaN, Infinity, -Infinity or a decimal
-// number: an optional '-', digits, optionally '.' and digits, optionally
-// 'E' or 'e', an optional sign and digits.
-func isJavaDouble(s string) bool {
+// parseJavaDouble parses s as Java's Double.parseDouble does.
+func parseJavaDouble(s string) (float64, bool) {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	sign := ""
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		sign, s = s[:1], s[1:]
+	}
 	switch s {
-	case "NaN", "Infinity", "-Infinity":
-		return true
-	}
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity":
+		if sign == "-" {
+			return math.Inf(-1), true
 		}
-		return i - start
+		return math.Inf(1), true
 	}
-	if digits() == 0 {
+	if n := len(s); n > 0 && strings.IndexByte("fFdD", s[n-1]) >= 0 {
+		s = s[:n-1]
+	}
+	if !isJavaDecimal(s) && !isJavaHex(s) {
+		return 0, false
+	}
+	// The syntax is checked: ParseFloat can only report a value beyond
+	// the range of a double, which it rounds to an infinity or zero as
+	// Java does.
+	v, _ := strconv.ParseFloat(sign+s, 64)
+	return v, true
+}
+
+// isJavaDecimal reports whether s is decimal digits with an optional
+// fraction, not both sides of the point empty, and an optional exponent.
+func isJavaDecimal(s string) bool {
+	mantissa, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	whole, frac, _ := strings.Cut(mantissa, ".")
+	return allDigits(whole) && allDigits(frac) && whole+frac != "" && (!hasExp || isExponent(exp))
+}
+
+// isJavaHex reports whether s is 0x or 0X, hexadecimal digits with an
+// optional fraction, not both sides of the point empty, then p or P and a
+// decimal exponent.
+func isJavaHex(s string) bool {
+	if len(s) < 2 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
 		return false
 	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
+	mantissa, exp, hasExp := strings.Cut(strings.ToLower(s[2:]), "p")
+	whole, frac, _ := strings.Cut(mantissa, ".")
+	return allHex(whole) && allHex(frac) && whole+frac != "" && hasExp && isExponent(exp)
+}
+
+// isExponent reports whether s is an optional sign and decimal digits.
+func isExponent(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
 	}
-	if i < len(s) && (s[i] == 'E' || s[i] == 'e') {
-		i++
-		if i < len(s) && (s[i] == '-' || s[i] == '+') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
+	return s != "" && allDigits(s)
+}
+
+// allDigits reports whether s holds only ASCII decimal digits.
+func allDigits(s string) bool {
+	return strings.Trim(s, "0123456789") == ""
+}
+
+// allHex reports whether s holds only ASCII hexadecimal digits.
+func allHex(s string) bool {
+	return strings.Trim(s, "0123456789abcdefABCDEF") == ""
 }

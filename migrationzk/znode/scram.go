@@ -3,6 +3,7 @@ package znode
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -66,11 +67,14 @@ func (c ScramCredential) AppendEncode(dst []byte) []byte {
 	return strconv.AppendInt(dst, int64(c.Iterations), 10)
 }
 
-// DecodeScramCredential decodes the text form of a SCRAM credential: the
-// four key=value pairs salt, stored_key, server_key and iterations, in any
-// order, separated by commas, each key once and no other key. The keys are
-// standard Base64, with or without padding (as Java's decoder accepts
-// them); iterations is a decimal int32 without a '+'.
+// DecodeScramCredential decodes the text form of a SCRAM credential as
+// Kafka 3.9's ScramCredentialUtils.credentialFromString reads it: key=value
+// pairs separated by commas, trailing empty pairs ignored, holding the
+// four keys salt, stored_key, server_key and iterations, in any order, and
+// no other key; a repeated key keeps its last value. The keys are standard
+// Base64 as java.util.Base64 reads it: padding optional, the unused bits of
+// the last character ignored. iterations is read as Integer.parseInt
+// reads it.
 //
 // The Path of a returned *DecodeError is "/config/users/<user>",
 // literally, and its Field the key at fault.
@@ -85,16 +89,16 @@ func DecodeScramCredential(data []byte) (ScramCredential, error) {
 		dst  *[]byte
 	}{{scramSalt, &c.Salt}, {scramStoredKey, &c.StoredKey}, {scramServerKey, &c.ServerKey}}
 	for _, k := range keys {
-		if *k.dst, err = decodeScramBase64(fields[k.name]); err != nil {
+		if *k.dst, err = decodeJavaBase64(fields[k.name]); err != nil {
 			return ScramCredential{}, newError(scramPattern, k.name, ErrInvalidValue, err.Error(), data)
 		}
 	}
 	it := fields[scramIterations]
-	if !isDecimal(it) {
+	v, isNumber, fits := parseJavaInt(it, 32)
+	switch {
+	case !isNumber:
 		return ScramCredential{}, newError(scramPattern, scramIterations, ErrWrongType, "got "+strconv.Quote(shorten(it))+", want decimal integer", data)
-	}
-	v, err := strconv.ParseInt(it, 10, 32)
-	if err != nil {
+	case !fits:
 		return ScramCredential{}, newError(scramPattern, scramIterations, ErrOutOfRange, shorten(it)+" does not fit in int32", data)
 	}
 	c.Iterations = int32(v)
@@ -107,7 +111,8 @@ func scramFields(data []byte) (map[string]string, error) {
 		return nil, err
 	}
 	fields := make(map[string]string, 4)
-	for _, token := range strings.Split(string(data), ",") {
+	// String.split drops the empty tokens at the end.
+	for _, token := range strings.Split(strings.TrimRight(string(data), ","), ",") {
 		key, value, ok := strings.Cut(token, "=")
 		if !ok || key == "" {
 			return nil, newError(scramPattern, "", ErrInvalidValue, "not key=value: "+strconv.Quote(shorten(token)), data)
@@ -116,9 +121,6 @@ func scramFields(data []byte) (map[string]string, error) {
 		case scramSalt, scramStoredKey, scramServerKey, scramIterations:
 		default:
 			return nil, newError(scramPattern, key, ErrInvalidValue, "unknown key", data)
-		}
-		if _, dup := fields[key]; dup {
-			return nil, newError(scramPattern, key, ErrInvalidValue, "key repeated", data)
 		}
 		fields[key] = value
 	}
@@ -130,13 +132,21 @@ func scramFields(data []byte) (map[string]string, error) {
 	return fields, nil
 }
 
-// decodeScramBase64 decodes standard Base64 with or without padding.
-func decodeScramBase64(s string) ([]byte, error) {
-	enc := base64.StdEncoding.Strict()
-	if len(s)%4 != 0 {
-		enc = base64.RawStdEncoding.Strict()
+// decodeJavaBase64 decodes standard Base64 as java.util.Base64's basic
+// decoder does: padding optional but, when present, complete; the unused
+// low bits of the last character ignored.
+func decodeJavaBase64(s string) ([]byte, error) {
+	text := strings.TrimRight(s, "=")
+	if pad := len(s) - len(text); pad > 0 && (pad > 2 || (len(text)+pad)%4 != 0) {
+		return nil, fmt.Errorf("padding %q after %d characters", s[len(text):], len(text))
 	}
-	b, err := enc.DecodeString(s)
+	if strings.ContainsAny(text, "\r\n") {
+		return nil, fmt.Errorf("a line break")
+	}
+	if len(text)%4 == 1 {
+		return nil, fmt.Errorf("%d characters: a lone last character", len(text))
+	}
+	b, err := base64.RawStdEncoding.DecodeString(text)
 	if err != nil {
 		return nil, err
 	}

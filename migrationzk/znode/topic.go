@@ -1,7 +1,6 @@
 package znode
 
 import (
-	"bytes"
 	"maps"
 	"slices"
 	"strconv"
@@ -39,9 +38,6 @@ type Topic struct {
 	// Partitions maps each partition id, from 0, to its assignment.
 	Partitions map[int32]ReplicaAssignment
 }
-
-// topicVersion is the version Kafka 3.9 writes; 1 and 2 are read too.
-const topicVersion = 3
 
 // topicPattern is the path reported by DecodeTopic, which does not know
 // the topic.
@@ -158,169 +154,103 @@ func appendReplicaList(dst []byte, vs []int32) []byte {
 	return append(dst, ']')
 }
 
-// DecodeTopic decodes the content of a topic znode. Versions 1, 2 and 3
-// are read, and every field is read whatever the version, as Kafka does:
-// partitions is required; topic_id, adding_replicas and removing_replicas
-// are optional. Partition ids must be non-negative int32 in canonical
-// decimal form ("7", not "07" or "-0"), so that no two keys name the same
-// partition; replica lists must be arrays of int32. Every partition that
-// adding_replicas or removing_replicas lists must be in partitions; an
-// empty list there is the same as none. topic_id must be the text of a
-// Uuid other than the zero one. (Kafka's own reader ignores the version,
-// takes a missing partitions as no partitions and any key Integer.parseInt
-// reads as an id; this one refuses all three rather than guess.)
+// DecodeTopic decodes the content of a topic znode as Kafka 3.9's
+// TopicZNode.decode reads it. The version is never read. partitions,
+// topic_id, adding_replicas and removing_replicas are optional; a missing
+// partitions is a topic without partitions. Partition ids are read as
+// Integer.parseInt reads them ("007", "+1", digits of any script) and
+// must not be negative; of two keys naming one partition the later one
+// wins. A replica list must be an array of int32. adding_replicas and
+// removing_replicas are looked up under each key of partitions, as
+// written there; their other entries are never read, and an empty list is
+// the same as none. topic_id must be Base64 of 16 bytes as Kafka's
+// Uuid.fromString reads it (padding allowed, unused low bits ignored),
+// other than the zero Uuid.
 //
 // The returned map is never nil; each Replicas is non-nil, possibly empty,
 // and AddingReplicas and RemovingReplicas are nil unless non-empty. The
 // Path of a returned *DecodeError is "/brokers/topics/<topic>", literally,
 // and its Field names a nested key as "partitions.0".
 func DecodeTopic(data []byte) (Topic, error) {
-	o, err := parseObject(topicPattern, data)
+	o := parseObject(topicPattern, data)
+	t := Topic{ID: o.topicID(), Partitions: map[int32]ReplicaAssignment{}}
+	adding, removing := o.optSub("adding_replicas"), o.optSub("removing_replicas")
+	if o.failed() || !o.has("partitions") {
+		return t.orNone(o.err())
+	}
+	partitions := o.sub("partitions")
+	for _, m := range partitions.members {
+		id := partitions.partitionID(m.key)
+		t.Partitions[id] = ReplicaAssignment{
+			Replicas:         partitions.int32s(m.key),
+			AddingReplicas:   adding.reassigned(m.key),
+			RemovingReplicas: removing.reassigned(m.key),
+		}
+	}
+	return t.orNone(o.err())
+}
+
+// orNone returns t, or the zero Topic when err is not nil, and err.
+func (t Topic) orNone(err error) (Topic, error) {
 	if err != nil {
 		return Topic{}, err
 	}
-	if _, err := o.version(1, 2, topicVersion); err != nil {
-		return Topic{}, err
+	return t, nil
+}
+
+// optSub returns an optional field holding an object, nil when it is
+// absent.
+func (o *object) optSub(field string) *object {
+	if !o.has(field) {
+		return nil
 	}
-	replicas, err := o.replicaMap("partitions", true)
-	if err != nil {
-		return Topic{}, err
+	return o.sub(field)
+}
+
+// reassigned returns the non-empty replica list of a reassignment map, o,
+// under key; nil when o is nil or has no such list.
+func (o *object) reassigned(key string) []int32 {
+	if o == nil || !o.has(key) {
+		return nil
 	}
-	id, err := o.topicID()
-	if err != nil {
-		return Topic{}, err
+	if r := o.int32s(key); len(r) > 0 {
+		return r
 	}
-	adding, err := o.replicaMap("adding_replicas", false)
-	if err != nil {
-		return Topic{}, err
-	}
-	removing, err := o.replicaMap("removing_replicas", false)
-	if err != nil {
-		return Topic{}, err
-	}
-	partitions, err := o.assignments(replicas, adding, removing)
-	if err != nil {
-		return Topic{}, err
-	}
-	return Topic{ID: id, Partitions: partitions}, nil
+	return nil
 }
 
 // topicID returns the optional topic_id field, the zero Uuid when absent.
-func (o *object) topicID() (Uuid, error) {
+func (o *object) topicID() Uuid {
 	const field = "topic_id"
-	if _, ok := o.members[field]; !ok {
-		return Uuid{}, nil
+	if !o.has(field) {
+		return Uuid{}
 	}
-	s, err := o.str(field)
-	if err != nil {
-		return Uuid{}, err
+	s := o.str(field)
+	if o.failed() {
+		return Uuid{}
 	}
-	id, problem := parseUuid(s)
-	if problem != "" {
-		return Uuid{}, o.fail(field, ErrWrongType, problem)
+	id, problem := parseKafkaUuid(s)
+	switch {
+	case problem != "":
+		o.fail(field, ErrWrongType, problem)
+	case id.IsZero():
+		o.fail(field, ErrOutOfRange, "the zero Uuid is reserved for no id")
 	}
-	if id.IsZero() {
-		return Uuid{}, o.fail(field, ErrOutOfRange, "the zero Uuid is reserved for no id")
-	}
-	return id, nil
+	return id
 }
 
-// replicaMap returns a field holding an object that maps partition ids to
-// replica lists, nil when it is absent and not required.
-func (o *object) replicaMap(field string, required bool) (map[int32][]int32, error) {
-	if _, ok := o.members[field]; !ok && !required {
-		return nil, nil
-	}
-	sub, err := o.sub(field)
-	if err != nil {
-		return nil, err
-	}
-	// Sorted keys make the reported error, if any, the same every time.
-	keys := slices.Sorted(maps.Keys(sub.members))
-	m := make(map[int32][]int32, len(keys))
-	for _, key := range keys {
-		id, err := sub.partitionID(key)
-		if err != nil {
-			return nil, err
-		}
-		if m[id], err = sub.replicaList(key); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
-}
-
-// partitionID parses key, a member name, as a partition id: a
-// non-negative int32 in canonical decimal form.
-func (o *object) partitionID(key string) (int32, error) {
+// partitionID parses key, a member name, as a partition id the way
+// Integer.parseInt does; it must not be negative.
+func (o *object) partitionID(key string) int32 {
 	field, quoted := shorten(key), strconv.Quote(shorten(key))
-	if !isDecimal(key) {
-		return 0, o.fail(field, ErrWrongType, "partition id "+quoted+" is not a decimal integer")
+	v, isNumber, fits := parseJavaInt(key, 32)
+	switch {
+	case !isNumber:
+		o.fail(field, ErrWrongType, "partition id "+quoted+" is not a decimal integer")
+	case !fits:
+		o.fail(field, ErrOutOfRange, "partition id "+quoted+" does not fit in int32")
+	case v < 0:
+		o.fail(field, ErrOutOfRange, "partition id "+quoted+" is negative")
 	}
-	v, err := o.parseDecimal(field, key, 32)
-	if err != nil {
-		return 0, err
-	}
-	if v < 0 {
-		return 0, o.fail(field, ErrOutOfRange, "partition id "+quoted+" is negative")
-	}
-	if strconv.FormatInt(v, 10) != key {
-		return 0, o.fail(field, ErrWrongType, "partition id "+quoted+" is not in canonical decimal form")
-	}
-	return int32(v), nil
-}
-
-// replicaList returns a required field holding an array of int32.
-func (o *object) replicaList(field string) ([]int32, error) {
-	elems, err := o.elems(field)
-	if err != nil {
-		return nil, err
-	}
-	replicas := make([]int32, 0, len(elems))
-	for i, e := range elems {
-		v, err := o.parseInt(field, bytes.TrimSpace(e), 32)
-		if err != nil {
-			if de, ok := err.(*DecodeError); ok {
-				de.Detail = "element " + strconv.Itoa(i) + ": " + de.Detail
-			}
-			return nil, err
-		}
-		replicas = append(replicas, int32(v))
-	}
-	return replicas, nil
-}
-
-// assignments combines the three replica maps of a topic znode. Every
-// partition listed in adding or removing must be in replicas.
-func (o *object) assignments(replicas, adding, removing map[int32][]int32) (map[int32]ReplicaAssignment, error) {
-	partitions := make(map[int32]ReplicaAssignment, len(replicas))
-	for id, r := range replicas {
-		partitions[id] = ReplicaAssignment{Replicas: r}
-	}
-	err := o.attachReplicas(partitions, "adding_replicas", adding, func(a *ReplicaAssignment, r []int32) { a.AddingReplicas = r })
-	if err != nil {
-		return nil, err
-	}
-	err = o.attachReplicas(partitions, "removing_replicas", removing, func(a *ReplicaAssignment, r []int32) { a.RemovingReplicas = r })
-	if err != nil {
-		return nil, err
-	}
-	return partitions, nil
-}
-
-// attachReplicas sets, with set, the non-empty lists of the replica map
-// of field on the partitions they belong to.
-func (o *object) attachReplicas(partitions map[int32]ReplicaAssignment, field string, lists map[int32][]int32, set func(*ReplicaAssignment, []int32)) error {
-	for _, id := range slices.Sorted(maps.Keys(lists)) {
-		a, ok := partitions[id]
-		if !ok {
-			key := strconv.FormatInt(int64(id), 10)
-			return o.fail("partitions."+key, ErrMissingField, field+" lists partition "+key)
-		}
-		if len(lists[id]) > 0 {
-			set(&a, lists[id])
-			partitions[id] = a
-		}
-	}
-	return nil
+	return int32(v)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"strconv"
+	"strings"
 )
 
 // Uuid is Kafka's 128-bit identifier of topics (org.apache.kafka.common.Uuid):
@@ -15,7 +16,8 @@ import (
 // The zero Uuid is Kafka's ZERO_UUID, "AAAAAAAAAAAAAAAAAAAAAA". Kafka
 // reserves it to mean "no id" and never assigns it; this package does the
 // same: ParseUuid accepts its text like any other, but a Topic whose ID is
-// zero has no topic id, and DecodeTopic refuses a topic_id that spells it.
+// zero has no topic id, and DecodeTopic refuses a topic_id that spells it
+// (Kafka's decoder would read it as the zero id).
 type Uuid struct {
 	MostSignificantBits  int64
 	LeastSignificantBits int64
@@ -67,6 +69,9 @@ func (u *Uuid) UnmarshalText(text []byte) error {
 // character must be zero, so that String(ParseUuid(s)) == s. The zero id
 // "AAAAAAAAAAAAAAAAAAAAAA" is accepted and gives the zero Uuid.
 //
+// DecodeTopic, which reads what Kafka reads, takes topic ids as
+// Uuid.fromString takes them instead.
+//
 // Failures are *DecodeError values with Reason ErrWrongType and no Path.
 func ParseUuid(s string) (Uuid, error) {
 	u, problem := parseUuid(s)
@@ -101,3 +106,33 @@ func parseUuid(s string) (Uuid, string) {
 func isBase64URL(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
 }
+
+// parseKafkaUuid parses s as Kafka's Uuid.fromString does, with
+// java.util.Base64's URL decoder: 22 characters of the URL-safe alphabet,
+// optionally followed by "==", the unused low bits of the last character
+// ignored. It returns what is wrong with s, or "" when s reads as a Uuid.
+func parseKafkaUuid(s string) (Uuid, string) {
+	text := strings.TrimSuffix(s, "==")
+	if len(text) != uuidTextLen {
+		return Uuid{}, "not a Uuid: " + strconv.Quote(shorten(s)) + " is not Base64 of 16 bytes"
+	}
+	for i := 0; i < len(text); i++ {
+		if !isBase64URL(text[i]) {
+			return Uuid{}, "not a Uuid: byte " + strconv.Itoa(i) + " is not URL-safe Base64"
+		}
+	}
+	var b [16]byte
+	// The last character holds 2 bits of the 16th byte and 4 unused ones.
+	last := strings.IndexByte(base64URLAlphabet, text[uuidTextLen-1]) &^ 0xF
+	canonical := text[:uuidTextLen-1] + string(base64URLAlphabet[last])
+	if _, err := base64.RawURLEncoding.Strict().Decode(b[:], []byte(canonical)); err != nil {
+		return Uuid{}, "not a Uuid: " + err.Error()
+	}
+	return Uuid{
+		MostSignificantBits:  int64(binary.BigEndian.Uint64(b[:8])),
+		LeastSignificantBits: int64(binary.BigEndian.Uint64(b[8:])),
+	}, ""
+}
+
+// base64URLAlphabet is the URL-safe Base64 alphabet, in value order.
+const base64URLAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

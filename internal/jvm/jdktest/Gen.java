@@ -9,6 +9,7 @@
 // results, each as standard Base64 of UTF-8 bytes, separated by single
 // spaces.
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -20,6 +21,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +88,18 @@ public class Gen {
                 return one(URLEncoder.encode(args.get(0), StandardCharsets.UTF_8));
             case "urldecode":
                 return one(URLDecoder.decode(args.get(0), StandardCharsets.UTF_8));
+            case "readtree":
+                return readTree(HexFormat.of().parseHex(args.get(0)));
+            case "parseint":
+                return one(Integer.toString(Integer.parseInt(args.get(0))));
+            case "parselong":
+                return one(Long.toString(Long.parseLong(args.get(0))));
+            case "parsedouble":
+                return one(Long.toHexString(Double.doubleToRawLongBits(Double.parseDouble(args.get(0)))));
+            case "base64":
+                return one(HexFormat.of().formatHex(Base64.getDecoder().decode(args.get(0))));
+            case "uuidbytes":
+                return one(HexFormat.of().formatHex(Base64.getUrlDecoder().decode(args.get(0))));
             default:
                 throw new IllegalArgumentException("unknown operation " + op);
         }
@@ -125,6 +140,22 @@ public class Gen {
         znode.put("version", 1);
         znode.put("acls", entries);
         return MAPPER.writeValueAsBytes(znode);
+    }
+
+    // readTree: what Kafka's Json.parseBytes, a default ObjectMapper's
+    // readTree, makes of the bytes: the node type, then for an object each
+    // member's name, node class and, for text, the text.
+    static List<byte[]> readTree(byte[] data) throws Exception {
+        JsonNode node = MAPPER.readTree(data);
+        List<String> out = new ArrayList<>();
+        out.add(node.getNodeType().toString());
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            out.add(e.getKey());
+            out.add(e.getValue().getClass().getSimpleName());
+            out.add(e.getValue().isTextual() ? e.getValue().textValue() : "");
+        }
+        return strings(out);
     }
 
     static List<byte[]> one(String s) {
