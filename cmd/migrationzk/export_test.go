@@ -28,8 +28,9 @@ type mirror struct {
 }
 
 // mirrorAs3000 claims the cluster as KRaft controller 3000 with epoch 7 and
-// returns its mirror; the cluster must hold /controller_epoch.
-func (c *cluster) mirrorAs3000() *mirror {
+// returns its mirror, a client with opts; the cluster must hold
+// /controller_epoch.
+func (c *cluster) mirrorAs3000(opts ...dualwrite.Option) *mirror {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
@@ -46,7 +47,7 @@ func (c *cluster) mirrorAs3000() *mirror {
 	if s, err = w.GetOrCreate(ctx, s); err != nil {
 		c.t.Fatal(err)
 	}
-	return &mirror{t: c.t, c: dualwrite.New(w), s: s}
+	return &mirror{t: c.t, c: dualwrite.New(w, opts...), s: s}
 }
 
 // do applies one change, the checkpoint moved one offset on.

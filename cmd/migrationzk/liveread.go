@@ -37,7 +37,7 @@ func (a *app) readLive(ctx context.Context) (dualwrite.Image, error) {
 	}
 	bar := &readBar{a: a}
 	defer bar.finish()
-	img, err := dualwrite.New(w).Read(rctx, bar.update)
+	img, err := dualwrite.New(w, a.clientOptions()...).Read(rctx, bar.update)
 	if err != nil {
 		return dualwrite.Image{}, a.stalled(rctx, ctx, fmt.Errorf("read %s: %w", a.rootName(), err))
 	}

@@ -50,6 +50,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 )
 
@@ -103,6 +104,9 @@ type app struct {
 	g globals
 	// digest is the digest credentials, when given.
 	digest *credentials
+	// passwords decodes password configs; nil without a secret, when
+	// they are read as ZooKeeper holds them.
+	passwords *passwordencoder.Encoder
 	// cmd is the command being run.
 	cmd string
 	// emitted says whether the json output has been written.
@@ -115,10 +119,12 @@ type globals struct {
 	root       string
 	tlsFile    string
 	digestFile string
-	timeout    time.Duration
-	output     string
-	verbose    bool
-	version    bool
+	// passwordFile is --password-encoder-config-file.
+	passwordFile string
+	timeout      time.Duration
+	output       string
+	verbose      bool
+	version      bool
 	// servers and chroot are --zk split at the first slash.
 	servers []string
 	chroot  string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
 )
 
 // Client writes KRaft metadata changes into ZooKeeper through a
@@ -14,10 +15,18 @@ import (
 // it from one goroutine.
 type Client struct {
 	w *migrationzk.Writer
+	// passwords encodes and decodes password configs; nil for plain text.
+	passwords *passwordencoder.Encoder
 }
 
-// New returns a Client that writes through w.
-func New(w *migrationzk.Writer) *Client { return &Client{w: w} }
+// New returns a Client that writes through w, configured by opts.
+func New(w *migrationzk.Writer, opts ...Option) *Client {
+	var cfg clientConfig
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	return &Client{w: w, passwords: cfg.passwords}
+}
 
 // invalidf reports an invalid change.
 func invalidf(format string, args ...any) error {
