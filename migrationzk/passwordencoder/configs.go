@@ -8,7 +8,6 @@ import (
 // The password.encoder.* settings of a Kafka controller or broker.
 const (
 	SecretConfig              = "password.encoder.secret"
-	OldSecretConfig           = "password.encoder.old.secret"
 	KeyFactoryAlgorithmConfig = "password.encoder.keyfactory.algorithm"
 	CipherAlgorithmConfig     = "password.encoder.cipher.algorithm"
 	KeyLengthConfig           = "password.encoder.key.length"

@@ -188,3 +188,19 @@ func TestFromConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestNilEncoderIsPlainText(t *testing.T) {
+	var enc *Encoder
+	if got, err := enc.Encode("pw"); got != "pw" || err != nil {
+		t.Errorf("nil Encode = %q, %v", got, err)
+	}
+	if got, err := enc.Decode("pw"); got != "pw" || err != nil {
+		t.Errorf("nil Decode = %q, %v", got, err)
+	}
+	if _, err := enc.Encode("\xff"); !errors.Is(err, ErrInvalidPassword) {
+		t.Errorf("nil Encode of non-UTF-8: %v", err)
+	}
+	if !strings.Contains(enc.String(), "plain text") {
+		t.Errorf("nil String = %q", enc.String())
+	}
+}
