@@ -21,6 +21,8 @@
 //	--root /chroot                 the chroot Kafka runs under, such as /kafka (default: the --zk chroot, else none)
 //	--zk-tls-config-file file      Kafka's zookeeper.ssl.* client properties, as kafka-configs.sh takes them
 //	--zk-digest-file file          digest credentials, user:password (or $MIGRATIONZK_DIGEST)
+//	--password-encoder-config-file file  Kafka properties holding password.encoder.*, to decode password configs
+//	                               (or the secret alone in $MIGRATIONZK_PASSWORD_ENCODER_SECRET)
 //	--timeout duration             how long to wait for ZooKeeper at each step (default 15s)
 //	--output text|json             output format (default text)
 //	--verbose                      log every ZooKeeper write to stderr
@@ -30,6 +32,11 @@
 // and print every write on stderr as they make it. rollback-fix --apply
 // lists its writes and asks for confirmation when stdin is a terminal
 // (--yes skips the question); when stdin is not a terminal it proceeds.
+//
+// Secrets: digest credentials and the password encoder's secret come from a
+// file or the environment, never a flag value. No output shows a password,
+// a password config's value or a SCRAM credential: export and diff show
+// [redacted] in their place.
 //
 // Exit codes: 0 fine, 1 a problem was found (or a dry run found work to
 // do), 2 an error: bad flags, ZooKeeper unreachable, a TLS or

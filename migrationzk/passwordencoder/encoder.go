@@ -120,7 +120,7 @@ func New(secret string, opts ...Option) (*Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkKeyLength(s.keyLength); err != nil || s.keyLength < MinKeyLength {
+	if err := checkKeyLength(s.keyLength); err != nil {
 		return nil, fmt.Errorf("passwordencoder: %w: key length %d bits: want 128, 192 or 256", ErrInvalidSetting, s.keyLength)
 	}
 	if s.iterations < MinIterations {
