@@ -130,12 +130,16 @@ func encryptCBC(block cipher.Block, iv, plain []byte) []byte {
 
 // decryptCBC decrypts AES/CBC with PKCS#5 padding, failing as the JDK
 // does on a length that is not a whole number of blocks and on padding
-// that is not n bytes of value n, 1 <= n <= 16.
+// that is not n bytes of value n, 1 <= n <= 16. Like the JDK, it decrypts
+// an empty ciphertext to an empty plaintext, padding unchecked.
 func decryptCBC(block cipher.Block, iv, enc []byte) ([]byte, error) {
 	if len(iv) != aes.BlockSize {
 		return nil, fieldError(ErrMalformed, fieldIV, fmt.Sprintf("%d bytes: want %d", len(iv), aes.BlockSize))
 	}
-	if len(enc) == 0 || len(enc)%aes.BlockSize != 0 {
+	if len(enc) == 0 {
+		return []byte{}, nil
+	}
+	if len(enc)%aes.BlockSize != 0 {
 		return nil, fmt.Errorf("passwordencoder: %w", ErrWrongSecret)
 	}
 	buf := make([]byte, len(enc))
