@@ -116,7 +116,7 @@ func BenchmarkDeltaScaling(b *testing.B) {
 		creates[i] = &zk.CreateRequest{Path: e.p(p), Data: ps.data[i], Acl: worldACL()}
 	}
 	multiChunks(b, admin, creates)
-	d := &deltaScaling{e: e, c: dualwrite.New(e.w)}
+	d := &deltaScaling{e: e, c: mustClient(dualwrite.New(e.w))}
 	b.Run("update-partitions", func(b *testing.B) {
 		names := make([]string, len(deltaSizes))
 		for k, n := range deltaSizes {

@@ -51,7 +51,7 @@ func startEnv(tb testing.TB, conn *zk.Conn, faults *zktest.FaultDialer, admin *z
 	}
 	mustCreate(tb, admin, root+znode.ControllerEpochPath, znode.EncodeControllerEpoch(1))
 	e := &env{root: root, faults: faults, conn: conn}
-	e.w = migrationzk.New(e.conn, append([]migrationzk.Option{migrationzk.WithRoot(root)}, opts...)...)
+	e.w = mustNew(migrationzk.New(e.conn, append([]migrationzk.Option{migrationzk.WithRoot(root)}, opts...)...))
 	ctx := context.Background()
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 3000, 5, 0, 5
@@ -59,7 +59,7 @@ func startEnv(tb testing.TB, conn *zk.Conn, faults *zktest.FaultDialer, admin *z
 	if err != nil {
 		tb.Fatalf("ClaimLeadership: %v", err)
 	}
-	if e.s, err = e.w.GetOrCreate(ctx, s); err != nil {
+	if e.s, _, err = e.w.GetOrCreate(ctx, s); err != nil {
 		tb.Fatalf("GetOrCreate: %v", err)
 	}
 	return e

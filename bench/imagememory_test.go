@@ -43,7 +43,7 @@ func BenchmarkImageMemory(b *testing.B) {
 	for k, topics := range memoryTopics {
 		e := newTopicEnv(b, srv, admin, fmt.Sprintf("memory%d", topics))
 		seedTopics(b, admin, e, "topic", topics)
-		clients[k] = dualwrite.New(e.w)
+		clients[k] = mustClient(dualwrite.New(e.w))
 		readImage(b, clients[k], topics*topicSize)
 	}
 	b.Run("read", func(b *testing.B) {

@@ -257,7 +257,7 @@ func BenchmarkRead(b *testing.B) {
 	admin := srv.Connect(b)
 	e := newTopicEnv(b, srv, admin, "read")
 	seedTopics(b, admin, e, "topic", readTopics)
-	c := dualwrite.New(e.w)
+	c := mustClient(dualwrite.New(e.w))
 	partitions := readTopics * topicSize
 	b.Run(fmt.Sprintf("partitions=%d", partitions), func(b *testing.B) {
 		smp := newSamples(b.N, "read", "raw", "raw-paged")

@@ -45,7 +45,7 @@ type syncBench struct {
 }
 
 func newSyncBench(tb testing.TB, e *env, oc *opCounter, topics int) *syncBench {
-	c := dualwrite.New(e.w)
+	c := mustClient(dualwrite.New(e.w))
 	return &syncBench{e: e, oc: oc, c: c, base: readImage(tb, c, topics*topicSize), topics: topics}
 }
 

@@ -380,7 +380,7 @@ func TestApplyManyRefusedOpsDroppedReplies(t *testing.T) {
 			landing = c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: target})
 		}
 	}}
-	w := migrationzk.New(conn, migrationzk.WithRoot(c.root))
+	w := mustNew(migrationzk.New(conn, migrationzk.WithRoot(c.root)))
 	s := c.start(w)
 	s.KRaftMetadataOffset = 1600
 	next, res := c.applyRefusing(w, s, ops, refused)

@@ -46,7 +46,7 @@ func TestClaimFaults(t *testing.T) {
 				t.Fatalf("claimed epoch %d version %d, want 2 at 1", s.ZkControllerEpoch, s.ZkControllerEpochZkVersion)
 			}
 			c.checkClaimed(s)
-			s, err = w.GetOrCreate(testContext(t), s)
+			s, _, err = w.GetOrCreate(testContext(t), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestClaimMissingAndBadZnodes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s, err := migrationzk.New(c.conn, migrationzk.WithRoot(c.root)).ClaimLeadership(testContext(t), kraft())
+		s, err := mustNew(migrationzk.New(c.conn, migrationzk.WithRoot(c.root))).ClaimLeadership(testContext(t), kraft())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,7 +78,7 @@ func (c *cluster) create(path string, data []byte) {
 }
 
 func (c *cluster) writer(opts ...migrationzk.Option) *migrationzk.Writer {
-	return migrationzk.New(c.conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...)
+	return mustNew(migrationzk.New(c.conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...))
 }
 
 // get reads a znode through the admin session, after a sync.
@@ -131,7 +131,7 @@ func (c *cluster) start(w *migrationzk.Writer) migrationzk.State {
 	if err != nil {
 		c.t.Fatalf("ClaimLeadership: %v", err)
 	}
-	s, err = w.GetOrCreate(ctx, s)
+	s, _, err = w.GetOrCreate(ctx, s)
 	if err != nil {
 		c.t.Fatalf("GetOrCreate: %v", err)
 	}

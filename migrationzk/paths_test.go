@@ -14,7 +14,7 @@ import (
 func TestCreateTopLevelPaths(t *testing.T) {
 	c := newCluster(t)
 	root := c.p("/fresh/kafka")
-	w := migrationzk.New(c.conn, migrationzk.WithRoot(root))
+	w := mustNew(migrationzk.New(c.conn, migrationzk.WithRoot(root)))
 	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpCreate, Path: "/config/changes"})
 	if err := w.CreateTopLevelPaths(testContext(t)); err != nil {
 		t.Fatal(err)

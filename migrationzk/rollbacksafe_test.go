@@ -98,7 +98,7 @@ func TestRollbackSafeClaim(t *testing.T) {
 			}
 			c.epochAt(tc.wantEpoch, tc.seedVersion+1)
 			c.checkClaimed(s)
-			s, err = w.GetOrCreate(testContext(t), s)
+			s, _, err = w.GetOrCreate(testContext(t), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func TestRollbackSafeClaimFaults(t *testing.T) {
 			}
 			c.epochAt(farKRaftEpoch, 1)
 			c.checkClaimed(s)
-			s, err = w.GetOrCreate(testContext(t), s)
+			s, _, err = w.GetOrCreate(testContext(t), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func (c *cluster) rivalClaim(id, epoch int32) {
 	s.KRaftControllerID, s.KRaftControllerEpoch = id, epoch
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	w := migrationzk.New(c.admin, migrationzk.WithRoot(c.root), migrationzk.WithRollbackSafeEpochs())
+	w := mustNew(migrationzk.New(c.admin, migrationzk.WithRoot(c.root), migrationzk.WithRollbackSafeEpochs()))
 	if _, err := w.ClaimLeadership(ctx, s); err != nil {
 		c.t.Errorf("rival claim by %d epoch %d: %v", id, epoch, err)
 	}

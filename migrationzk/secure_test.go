@@ -26,7 +26,7 @@ func TestKafkaSecureACLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := c.p("/secure")
-	w := migrationzk.New(c.conn, migrationzk.WithRoot(root), migrationzk.WithKafkaSecureACLs())
+	w := mustNew(migrationzk.New(c.conn, migrationzk.WithRoot(root), migrationzk.WithKafkaSecureACLs()))
 	if err := w.CreateTopLevelPaths(testContext(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestNotAuthorized(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := c.p("/secure")
-	ownerW := migrationzk.New(owner, migrationzk.WithRoot(root), migrationzk.WithKafkaSecureACLs())
+	ownerW := mustNew(migrationzk.New(owner, migrationzk.WithRoot(root), migrationzk.WithKafkaSecureACLs()))
 	if err := ownerW.CreateTopLevelPaths(testContext(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestNotAuthorized(t *testing.T) {
 	if err := c.conn.AddAuth("digest", []byte("kafka:wrong")); err != nil {
 		t.Fatalf("AddAuth with a wrong password: %v", err)
 	}
-	w := migrationzk.New(c.conn, migrationzk.WithRoot(root))
+	w := mustNew(migrationzk.New(c.conn, migrationzk.WithRoot(root)))
 	err := w.CheckCredentials(testContext(t), "/brokers/topics")
 	var nae *migrationzk.NotAuthorizedError
 	if !errors.As(err, &nae) || nae.Path != root+"/brokers/topics" || nae.Op != "setData" {

@@ -63,7 +63,7 @@ type checkpoint struct {
 
 // newCheckpoint checks s and sizes its write.
 func (w *Writer) newCheckpoint(s State) (*checkpoint, error) {
-	if err := s.validate(); err != nil {
+	if err := w.checkState(s); err != nil {
 		return nil, err
 	}
 	if s.MigrationZkVersion < 0 {

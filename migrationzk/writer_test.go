@@ -30,7 +30,7 @@ func TestHappyPath(t *testing.T) {
 		t.Fatalf("/controller = %+v, %v", ctl, err)
 	}
 
-	s, err = w.GetOrCreate(ctx, s)
+	s, _, err = w.GetOrCreate(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestHappyPath(t *testing.T) {
 	}
 
 	// GetOrCreate on an existing /migration reads it.
-	again, err := w.GetOrCreate(ctx, s)
+	again, _, err := w.GetOrCreate(ctx, s)
 	if err != nil || again.MigrationZkVersion != s.MigrationZkVersion || again.KRaftMetadataOffset != 300 {
 		t.Fatalf("GetOrCreate existing: %+v, %v", again, err)
 	}
@@ -210,7 +210,7 @@ func TestUpdateFencedThenRetired(t *testing.T) {
 	for name, call := range map[string]func() error{
 		"Update":      func() error { _, err := w.Update(testContext(t), s); return err },
 		"Apply":       func() error { _, _, err := w.Apply(testContext(t), s, topicOps("x", 1)...); return err },
-		"GetOrCreate": func() error { _, err := w.GetOrCreate(testContext(t), s); return err },
+		"GetOrCreate": func() error { _, _, err := w.GetOrCreate(testContext(t), s); return err },
 		"Claim":       func() error { _, err := w.ClaimLeadership(testContext(t), s); return err },
 		"Release":     func() error { _, err := w.ReleaseLeadership(testContext(t), s); return err },
 	} {
@@ -260,7 +260,7 @@ func TestGetOrCreateFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.faults.Arm(zktest.Fault{Action: action, Op: zktest.OpCreate, Path: c.p("/migration")})
-			s, err = w.GetOrCreate(ctx, s)
+			s, _, err = w.GetOrCreate(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,7 @@ func (c *cluster) mirrorAs3000() *mirror {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	w := migrationzk.New(c.admin, migrationzk.WithRoot(c.root))
+	w := mustNew(migrationzk.New(c.admin, migrationzk.WithRoot(c.root)))
 	if err := w.CreateTopLevelPaths(ctx); err != nil {
 		c.t.Fatal(err)
 	}
@@ -43,10 +43,10 @@ func (c *cluster) mirrorAs3000() *mirror {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		c.t.Fatal(err)
 	}
-	return &mirror{t: c.t, c: dualwrite.New(w), s: s}
+	return &mirror{t: c.t, c: mustClient(dualwrite.New(w)), s: s}
 }
 
 // do applies one change, the checkpoint moved one offset on.

@@ -23,14 +23,14 @@ func (c *cluster) dualWrite(kraftEpoch int32, opts ...migrationzk.Option) int32 
 	defer cancel()
 	conn := c.srv.Connect(c.t)
 	defer conn.Close()
-	w := migrationzk.New(conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...)
+	w := mustNew(migrationzk.New(conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...))
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, kraftEpoch
 	s, err := w.ClaimLeadership(ctx, s)
 	if err != nil {
 		c.t.Fatalf("claim: %v", err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		c.t.Fatalf("GetOrCreate: %v", err)
 	}
 	stamp := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: 1, LeaderEpoch: 5, ISR: []int32{1, 2, 3}}.Encode()

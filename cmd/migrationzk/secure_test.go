@@ -157,8 +157,8 @@ func (s *secured) kafkaCluster(t *testing.T, name string) *cluster {
 	c.zkController(1)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	w := migrationzk.New(s.admin, migrationzk.WithRoot(c.root), migrationzk.WithKafkaSecureACLs())
-	if _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
+	w := mustNew(migrationzk.New(s.admin, migrationzk.WithRoot(c.root), migrationzk.WithKafkaSecureACLs()))
+	if _, _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
 		t.Fatal(err)
 	}
 	return c

@@ -107,7 +107,11 @@ func (g *generation) newWriter() *migrationzk.Writer {
 	if g.rollbackSafe {
 		opts = append(opts, migrationzk.WithRollbackSafeEpochs())
 	}
-	return migrationzk.New(g.conn, opts...)
+	w, err := migrationzk.New(g.conn, opts...)
+	if err != nil {
+		panic(err) // the options are the suite's own
+	}
+	return w
 }
 
 // claimedEpoch is the value g's claim writes over /controller_epoch

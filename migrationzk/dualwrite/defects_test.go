@@ -206,7 +206,7 @@ func TestDefectConfigEntityACLFromName(t *testing.T) {
 
 	c := newCluster(t)
 	c.authenticate()
-	secured := dualwrite.New(migrationzk.New(c.conn, migrationzk.WithRoot(c.root), migrationzk.WithACL(zk.AuthACL(zk.PermAll))))
+	secured := mustClient(dualwrite.New(mustNew(migrationzk.New(c.conn, migrationzk.WithRoot(c.root), migrationzk.WithACL(zk.AuthACL(zk.PermAll))))))
 	s, err := secured.WriteClientQuotas(testContext(t), at(c.s, 300), aliceQuota, nil, scram)
 	if err != nil {
 		t.Fatal(err)

@@ -167,8 +167,8 @@ func (c *cluster) restarted(id, epoch int32) *cluster {
 	r := *c
 	r.faults = zktest.NewFaultDialer(c.t)
 	r.conn = connect(c.t, c.servers, r.faults.Dial)
-	r.w = migrationzk.New(r.conn, migrationzk.WithRoot(c.root), migrationzk.WithMaxRequestBytes(2048))
-	r.c = dualwrite.New(r.w)
+	r.w = mustNew(migrationzk.New(r.conn, migrationzk.WithRoot(c.root), migrationzk.WithMaxRequestBytes(2048)))
+	r.c = mustClient(dualwrite.New(r.w))
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = id, epoch
 	ctx := testContext(c.t)
@@ -176,7 +176,7 @@ func (c *cluster) restarted(id, epoch int32) *cluster {
 	if s, err = r.w.ClaimLeadership(ctx, s); err != nil {
 		c.t.Fatal(err)
 	}
-	if r.s, err = r.w.GetOrCreate(ctx, s); err != nil {
+	if r.s, _, err = r.w.GetOrCreate(ctx, s); err != nil {
 		c.t.Fatal(err)
 	}
 	// GetOrCreate returns the checkpoint ZooKeeper holds; the controller
