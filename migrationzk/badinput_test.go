@@ -103,7 +103,7 @@ func conflictAt(path string, version int32) func(t *testing.T, c *cluster, err e
 func fencedBy(path string) func(t *testing.T, c *cluster, err error) {
 	return func(t *testing.T, c *cluster, err error) {
 		var fe *migrationzk.FencedError
-		if !errors.As(err, &fe) || fe.Path != c.p(path) {
+		if !errors.As(err, &fe) || fe.Path != path {
 			t.Fatalf("err = %v, want a *FencedError on %s", err, c.p(path))
 		}
 	}

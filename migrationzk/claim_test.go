@@ -83,7 +83,7 @@ func TestClaimEpochRules(t *testing.T) {
 			s, err := w.ClaimLeadership(testContext(t), kraft())
 			if tc.refused {
 				var fe *migrationzk.FencedError
-				if !errors.As(err, &fe) || fe.Path != c.p("/controller") {
+				if !errors.As(err, &fe) || fe.Path != "/controller" {
 					t.Fatalf("err = %v, want fenced by /controller", err)
 				}
 				data, _ := c.get("/controller")
@@ -211,7 +211,7 @@ func TestClaimStandingOrEnded(t *testing.T) {
 	for name, w := range map[string]*migrationzk.Writer{"same-writer": restarted, "new-writer": c.writer()} {
 		_, err := w.ClaimLeadership(testContext(t), kraft())
 		var fe *migrationzk.FencedError
-		if !errors.As(err, &fe) || fe.Path != c.p("/controller") {
+		if !errors.As(err, &fe) || fe.Path != "/controller" {
 			t.Fatalf("%s: err = %v, want fenced by /controller", name, err)
 		}
 	}

@@ -281,3 +281,41 @@ func TestGetOrCreateResult(t *testing.T) {
 		t.Fatalf("/migration at version %d, the State says %d", v, s.MigrationZkVersion)
 	}
 }
+
+// Fault: another controller takes over. Under a chroot, FencedError.Path
+// is relative to the Writer's root, as Op.Path and OpResult.Path are, for
+// each znode that can fence: /controller_epoch moved under a checkpoint,
+// /controller held by a newer KRaft epoch, /migration written by one.
+func TestFencedErrorPathIsRelative(t *testing.T) {
+	f := newFailover(t)
+	ctx := testContext(t)
+	if err := quickStart(ctx, f.c.conn, f.root, 3000, 7); err != nil {
+		t.Fatal(err)
+	}
+	a := f.takeOver(3000, 8, migrationzk.Identity{ControllerID: 3000, ControllerEpoch: 7})
+	f.takeOver(3001, 9, migrationzk.Identity{ControllerID: 3000, ControllerEpoch: 8})
+	wantFenced := func(what string, err error, path string) {
+		t.Helper()
+		var fe *migrationzk.FencedError
+		if !errors.As(err, &fe) || fe.Path != path {
+			t.Fatalf("%s: %v, want a *FencedError with Path %s", what, err, path)
+		}
+	}
+	a.s.KRaftMetadataOffset = 44
+	_, err := a.w.Update(ctx, a.s)
+	wantFenced("checkpoint after the takeover", err, "/controller_epoch")
+
+	late := mustNew(migrationzk.New(f.c.srv.Connect(t), migrationzk.WithRoot(f.root)))
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3002, 9
+	_, err = late.ClaimLeadership(ctx, s)
+	wantFenced("claim at an epoch not above /controller's", err, "/controller")
+
+	// An unclaimed Writer holding /migration's version from before the
+	// last takeover, in an older epoch.
+	old := mustNew(migrationzk.New(f.c.srv.Connect(t), migrationzk.WithRoot(f.root)))
+	stale := a.s
+	stale.ZkControllerEpochZkVersion = -1
+	_, err = old.Update(ctx, stale)
+	wantFenced("unfenced checkpoint over a newer epoch's", err, "/migration")
+}

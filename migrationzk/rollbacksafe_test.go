@@ -246,7 +246,7 @@ func TestRollbackSafeClaimRace(t *testing.T) {
 			c.epochAt(tc.wantEpoch, tc.wantVersion)
 			if tc.refused {
 				var fe *migrationzk.FencedError
-				if !errors.As(err, &fe) || fe.Path != c.p("/controller") {
+				if !errors.As(err, &fe) || fe.Path != "/controller" {
 					t.Fatalf("err = %v, want fenced by /controller", err)
 				}
 				return

@@ -117,7 +117,7 @@ func (w *Writer) finish(start time.Time, call, path string, expected, version in
 	switch {
 	case errors.As(err, &f):
 		w.fenced.CompareAndSwap(nil, f)
-		log.Warn(call+": fenced; writer retired", "path", f.Path, "expected_version", expected, "outcome", o.String(), "reason", f.Reason)
+		log.Warn(call+": fenced; writer retired", "path", w.exec.opts.root+f.Path, "expected_version", expected, "outcome", o.String(), "reason", f.Reason)
 	case err != nil:
 		log.Warn(call+" failed", "path", path, "expected_version", expected, "outcome", o.String(), "error", err)
 	default:

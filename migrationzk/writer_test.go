@@ -203,7 +203,7 @@ func TestUpdateFencedThenRetired(t *testing.T) {
 	s.KRaftMetadataOffset = 800
 	_, err := w.Update(testContext(t), s)
 	var fe *migrationzk.FencedError
-	if !errors.Is(err, migrationzk.ErrFenced) || !errors.As(err, &fe) || fe.Path != c.p("/controller_epoch") {
+	if !errors.Is(err, migrationzk.ErrFenced) || !errors.As(err, &fe) || fe.Path != "/controller_epoch" {
 		t.Fatalf("err = %v, want ErrFenced by /controller_epoch", err)
 	}
 	c.faults.ResetCounts()
@@ -242,7 +242,7 @@ func TestUpdateFencedByNewerMigration(t *testing.T) {
 	s.ZkControllerEpochZkVersion = -1 // unfenced: only /migration can tell
 	_, err := w.Update(testContext(t), s)
 	var fe *migrationzk.FencedError
-	if !errors.As(err, &fe) || fe.Path != c.p("/migration") {
+	if !errors.As(err, &fe) || fe.Path != "/migration" {
 		t.Fatalf("err = %v, want fenced by /migration", err)
 	}
 }

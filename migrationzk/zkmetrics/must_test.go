@@ -12,3 +12,6 @@ func mustNew(w *migrationzk.Writer, err error) *migrationzk.Writer {
 	}
 	return w
 }
+
+// noConn is a connection a test's Writer never uses.
+type noConn struct{ migrationzk.Conn }

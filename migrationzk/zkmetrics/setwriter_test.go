@@ -282,7 +282,7 @@ func checkGrown(t *testing.T, before, after sample, w *migrationzk.Writer) {
 // and needs no ZooKeeper.
 func TestSetWriterConcurrentScrapes(t *testing.T) {
 	const writers, calls, scrapers = 30, 20, 2
-	w := mustNew(migrationzk.New(nil))
+	w := mustNew(migrationzk.New(noConn{}))
 	c := zkmetrics.NewCollector(w, func() int64 { return 0 })
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
@@ -305,7 +305,7 @@ func TestSetWriterConcurrentScrapes(t *testing.T) {
 	for i := 0; i < writers; i++ {
 		fail(w, calls)
 		c.SetWriter(w) // the current Writer again: changes nothing
-		next := mustNew(migrationzk.New(nil))
+		next := mustNew(migrationzk.New(noConn{}))
 		c.SetWriter(next)
 		replaced <- w
 		w = next

@@ -228,7 +228,7 @@ func TestLag(t *testing.T) {
 // gauge out, and WithNamespace renames the rest.
 // Fault: none.
 func TestNoLagWithoutCommitted(t *testing.T) {
-	w := mustNew(migrationzk.New(nil))
+	w := mustNew(migrationzk.New(noConn{}))
 	c := zkmetrics.NewCollector(w, nil, zkmetrics.WithNamespace("kafka_migration"))
 	if n := testutil.CollectAndCount(c, zkmetrics.LagMetric); n != 0 {
 		t.Fatalf("%d lag metrics without committed", n)
