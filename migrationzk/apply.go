@@ -41,7 +41,10 @@ import (
 // ErrOutcomeUnknown.) To finish the batch, call Apply again with s, its
 // MigrationZkVersion taken from the returned State, and the ops whose
 // result has a non-nil Err other than an *OpError, in order. An empty batch
-// writes nothing and returns s.
+// writes nothing and returns s. On a Writer that claimed leadership, s
+// must name the claim's controller and KRaft epoch (see IdentityError);
+// transactions before the last rewrite /migration's checkpoint under that
+// identity.
 func (w *Writer) Apply(ctx context.Context, s State, ops ...Op) (State, []OpResult, error) {
 	return w.apply(ctx, s, false, ops)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/checker"
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -310,7 +311,7 @@ func matrixRows() []matrixRow {
 		}},
 		matrixRow{name: "GetOrCreate/no-root", fresh: true,
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-				_, _, err := mustNew(migrationzk.New(c.conn, migrationzk.WithRoot(c.root+"/missing"))).GetOrCreate(ctx, s)
+				_, _, err := must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(c.root+"/missing"))).GetOrCreate(ctx, s)
 				return err
 			}, want: []error{zk.ErrNoNode}},
 	)

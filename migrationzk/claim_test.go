@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -116,7 +117,7 @@ func TestClaimMissingAndBadZnodes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s, err := mustNew(migrationzk.New(c.conn, migrationzk.WithRoot(c.root))).ClaimLeadership(testContext(t), kraft())
+		s, err := must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(c.root))).ClaimLeadership(testContext(t), kraft())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -38,7 +39,7 @@ type tenure struct {
 func (f *failover) takeOver(id, epoch int32, predecessor migrationzk.Identity) *tenure {
 	f.t.Helper()
 	ctx := testContext(f.t)
-	w := mustNew(migrationzk.New(f.c.srv.Connect(f.t), migrationzk.WithRoot(f.root)))
+	w := must.Get(migrationzk.New(f.c.srv.Connect(f.t), migrationzk.WithRoot(f.root)))
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = id, epoch
 	s, err := w.ClaimLeadership(ctx, s)
@@ -66,7 +67,7 @@ func (f *failover) takeOver(id, epoch int32, predecessor migrationzk.Identity) *
 // stamps the partition state with the State's KRaft epoch.
 func (f *failover) moveLeader(l *tenure, offset int64) {
 	f.t.Helper()
-	c := mustClient(dualwrite.New(l.w))
+	c := must.Get(dualwrite.New(l.w))
 	l.s.KRaftMetadataOffset = offset
 	var err error
 	l.s, err = c.UpdatePartitions(testContext(f.t), l.s, "orders", map[int32]dualwrite.PartitionState{
@@ -133,7 +134,7 @@ func TestFailoverFirstWriteAfterConflict(t *testing.T) {
 	if err := quickStart(ctx, f.c.conn, f.root, 3000, 7); err != nil {
 		t.Fatal(err)
 	}
-	w := mustNew(migrationzk.New(f.c.srv.Connect(t), migrationzk.WithRoot(f.root)))
+	w := must.Get(migrationzk.New(f.c.srv.Connect(t), migrationzk.WithRoot(f.root)))
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3001, 8
 	s, err := w.ClaimLeadership(ctx, s)
@@ -184,7 +185,7 @@ func TestClaimedWriterRefusesAnotherIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := f.takeOver(3001, 8, migrationzk.Identity{ControllerID: 3000, ControllerEpoch: 7})
-	dw := mustClient(dualwrite.New(b.w))
+	dw := must.Get(dualwrite.New(b.w))
 	state := znode.PartitionState{ControllerEpoch: 7, Leader: 1, ISR: []int32{1}}
 	calls := map[string]func(migrationzk.State) error{
 		"Update": func(s migrationzk.State) error { _, err := b.w.Update(ctx, s); return err },
@@ -305,7 +306,7 @@ func TestFencedErrorPathIsRelative(t *testing.T) {
 	_, err := a.w.Update(ctx, a.s)
 	wantFenced("checkpoint after the takeover", err, "/controller_epoch")
 
-	late := mustNew(migrationzk.New(f.c.srv.Connect(t), migrationzk.WithRoot(f.root)))
+	late := must.Get(migrationzk.New(f.c.srv.Connect(t), migrationzk.WithRoot(f.root)))
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3002, 9
 	_, err = late.ClaimLeadership(ctx, s)
@@ -313,7 +314,7 @@ func TestFencedErrorPathIsRelative(t *testing.T) {
 
 	// An unclaimed Writer holding /migration's version from before the
 	// last takeover, in an older epoch.
-	old := mustNew(migrationzk.New(f.c.srv.Connect(t), migrationzk.WithRoot(f.root)))
+	old := must.Get(migrationzk.New(f.c.srv.Connect(t), migrationzk.WithRoot(f.root)))
 	stale := a.s
 	stale.ZkControllerEpochZkVersion = -1
 	_, err = old.Update(ctx, stale)

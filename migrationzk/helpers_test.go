@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -78,7 +79,7 @@ func (c *cluster) create(path string, data []byte) {
 }
 
 func (c *cluster) writer(opts ...migrationzk.Option) *migrationzk.Writer {
-	return mustNew(migrationzk.New(c.conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...))
+	return must.Get(migrationzk.New(c.conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...))
 }
 
 // get reads a znode through the admin session, after a sync.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -178,7 +179,7 @@ func (c *cluster) rivalClaim(id, epoch int32) {
 	s.KRaftControllerID, s.KRaftControllerEpoch = id, epoch
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	w := mustNew(migrationzk.New(c.admin, migrationzk.WithRoot(c.root), migrationzk.WithRollbackSafeEpochs()))
+	w := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root), migrationzk.WithRollbackSafeEpochs()))
 	if _, err := w.ClaimLeadership(ctx, s); err != nil {
 		c.t.Errorf("rival claim by %d epoch %d: %v", id, epoch, err)
 	}

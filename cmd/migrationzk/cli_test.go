@@ -487,7 +487,7 @@ func TestRepairNullMigration(t *testing.T) {
 
 			r = c.run("--output", "json", "repair-null-migration", "--apply")
 			wantCode(t, r, exitOK)
-			if want := fmt.Sprintf("write 1/1: set %s/migration at version 0 from %s data to %q\nwrite 1/1: ok\n", c.root, tc.name, initial); !strings.Contains(r.stderr, want) {
+			if want := fmt.Sprintf("write 1/1: set %s/migration at version 0 from %s data to %q\nwrite 1/1: ok, now version 1\n", c.root, tc.name, initial); !strings.Contains(r.stderr, want) {
 				t.Fatalf("stderr lacks the write %q:\n%s", want, r)
 			}
 			var out repairReport

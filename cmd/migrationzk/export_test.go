@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
@@ -33,7 +34,7 @@ func (c *cluster) mirrorAs3000() *mirror {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	w := mustNew(migrationzk.New(c.admin, migrationzk.WithRoot(c.root)))
+	w := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root)))
 	if err := w.CreateTopLevelPaths(ctx); err != nil {
 		c.t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func (c *cluster) mirrorAs3000() *mirror {
 	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		c.t.Fatal(err)
 	}
-	return &mirror{t: c.t, c: mustClient(dualwrite.New(w)), s: s}
+	return &mirror{t: c.t, c: must.Get(dualwrite.New(w)), s: s}
 }
 
 // do applies one change, the checkpoint moved one offset on.

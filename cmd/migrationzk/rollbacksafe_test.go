@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -23,7 +24,7 @@ func (c *cluster) dualWrite(kraftEpoch int32, opts ...migrationzk.Option) int32 
 	defer cancel()
 	conn := c.srv.Connect(c.t)
 	defer conn.Close()
-	w := mustNew(migrationzk.New(conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...))
+	w := must.Get(migrationzk.New(conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...))
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, kraftEpoch
 	s, err := w.ClaimLeadership(ctx, s)

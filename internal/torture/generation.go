@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -107,11 +108,7 @@ func (g *generation) newWriter() *migrationzk.Writer {
 	if g.rollbackSafe {
 		opts = append(opts, migrationzk.WithRollbackSafeEpochs())
 	}
-	w, err := migrationzk.New(g.conn, opts...)
-	if err != nil {
-		panic(err) // the options are the suite's own
-	}
-	return w
+	return must.Get(migrationzk.New(g.conn, opts...))
 }
 
 // claimedEpoch is the value g's claim writes over /controller_epoch

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -148,19 +149,9 @@ func (d *driver) checkSyncPlan(p dualwrite.Plan, edits []syncEdit, desc string) 
 }
 
 // client returns a dual-write Client of w.
-func client(w *migrationzk.Writer) *dualwrite.Client {
-	c, err := dualwrite.New(w)
-	if err != nil {
-		panic(err) // w is never nil
-	}
-	return c
-}
+func client(w *migrationzk.Writer) *dualwrite.Client { return must.Get(dualwrite.New(w)) }
 
 // adminClient returns a dual-write Client of the admin session.
 func (d *driver) adminClient() *dualwrite.Client {
-	w, err := migrationzk.New(d.admin, migrationzk.WithRoot(root))
-	if err != nil {
-		panic(err) // the root is the suite's own
-	}
-	return client(w)
+	return client(must.Get(migrationzk.New(d.admin, migrationzk.WithRoot(root))))
 }

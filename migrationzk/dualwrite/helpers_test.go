@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
@@ -154,7 +155,7 @@ func newTLSCluster(t *testing.T, srv *zktest.Server) *cluster {
 func (c *cluster) start() {
 	t := c.t
 	t.Helper()
-	c.w = mustNew(migrationzk.New(c.conn, migrationzk.WithRoot(c.root)))
+	c.w = must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(c.root)))
 	ctx := testContext(t)
 	if err := c.w.CreateTopLevelPaths(ctx); err != nil {
 		t.Fatal(err)
@@ -169,7 +170,7 @@ func (c *cluster) start() {
 	if c.s, _, err = c.w.GetOrCreate(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	c.c = mustClient(dualwrite.New(c.w))
+	c.c = must.Get(dualwrite.New(c.w))
 }
 
 // setEpoch creates /controller_epoch holding epoch, as a ZooKeeper-mode
@@ -367,7 +368,7 @@ func (c *cluster) rivalClaims() {
 	defer cancel()
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3001, 6
-	if _, err := mustNew(migrationzk.New(c.admin, migrationzk.WithRoot(c.root))).ClaimLeadership(ctx, s); err != nil {
+	if _, err := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root))).ClaimLeadership(ctx, s); err != nil {
 		c.t.Errorf("rival: claim: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkmetrics"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -74,7 +75,7 @@ func testContext(t *testing.T, d time.Duration) context.Context {
 func TestLagGrowsWhileBlocked(t *testing.T) {
 	srv := zktest.Start(t)
 	conn := srv.Connect(t)
-	w := mustNew(migrationzk.New(conn, migrationzk.WithRoot(srv.Root)))
+	w := must.Get(migrationzk.New(conn, migrationzk.WithRoot(srv.Root)))
 	var committed atomic.Int64
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(zkmetrics.NewCollector(w, committed.Load))
@@ -141,7 +142,7 @@ func TestMetricsAfterLostAck(t *testing.T) {
 	srv := zktest.Start(t)
 	faults := zktest.NewFaultDialer(t)
 	conn := srv.Connect(t, faults.Option())
-	w := mustNew(migrationzk.New(conn, migrationzk.WithRoot(srv.Root)))
+	w := must.Get(migrationzk.New(conn, migrationzk.WithRoot(srv.Root)))
 	ctx := testContext(t, time.Minute)
 	s, _, err := w.GetOrCreate(ctx, migrationzk.InitialState())
 	if err != nil {
@@ -228,7 +229,7 @@ func TestLag(t *testing.T) {
 // gauge out, and WithNamespace renames the rest.
 // Fault: none.
 func TestNoLagWithoutCommitted(t *testing.T) {
-	w := mustNew(migrationzk.New(noConn{}))
+	w := must.Get(migrationzk.New(noConn{}))
 	c := zkmetrics.NewCollector(w, nil, zkmetrics.WithNamespace("kafka_migration"))
 	if n := testutil.CollectAndCount(c, zkmetrics.LagMetric); n != 0 {
 		t.Fatalf("%d lag metrics without committed", n)
