@@ -48,10 +48,10 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -222,43 +222,17 @@ func (a *app) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// writeOpts are the options of a library write. When recovered is not
-// nil it is set if the write's acknowledgement was lost and a reread
-// proved it had landed.
-func (a *app) writeOpts(recovered *atomic.Bool) []migrationzk.Option {
-	logger := a.logger()
-	if recovered != nil {
-		logger = slog.New(outcomeNoter{next: logger.Handler(), recovered: recovered})
+// writeOpts are the options of a library write.
+func (a *app) writeOpts() []migrationzk.Option {
+	return []migrationzk.Option{migrationzk.WithRoot(a.g.root), migrationzk.WithLogger(a.logger())}
+}
+
+// newWriter returns a Writer of conn under the root. Its options are
+// checked when the flags are, so an error here is a defect.
+func (a *app) newWriter(conn migrationzk.Conn) (*migrationzk.Writer, error) {
+	w, err := migrationzk.New(conn, a.writeOpts()...)
+	if err != nil {
+		return nil, fmt.Errorf("migrationzk: %w", err)
 	}
-	return []migrationzk.Option{migrationzk.WithRoot(a.g.root), migrationzk.WithLogger(logger)}
-}
-
-// outcomeNoter is a slog.Handler that notes the library's records saying
-// outcome=recovered and passes every record on to next.
-type outcomeNoter struct {
-	next      slog.Handler
-	recovered *atomic.Bool
-}
-
-func (h outcomeNoter) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h outcomeNoter) Handle(ctx context.Context, r slog.Record) error {
-	r.Attrs(func(at slog.Attr) bool {
-		if at.Key == "outcome" && at.Value.String() == "recovered" {
-			h.recovered.Store(true)
-		}
-		return true
-	})
-	if h.next.Enabled(ctx, r.Level) {
-		return h.next.Handle(ctx, r)
-	}
-	return nil
-}
-
-func (h outcomeNoter) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return outcomeNoter{next: h.next.WithAttrs(attrs), recovered: h.recovered}
-}
-
-func (h outcomeNoter) WithGroup(name string) slog.Handler {
-	return outcomeNoter{next: h.next.WithGroup(name), recovered: h.recovered}
+	return w, nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
-	"github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
 )
 
 // Client writes KRaft metadata changes into ZooKeeper through a
@@ -14,18 +13,21 @@ import (
 // concurrent use as far as its Writer is, though a migration driver calls
 // it from one goroutine.
 type Client struct {
-	w *migrationzk.Writer
-	// passwords encodes and decodes password configs; nil for plain text.
-	passwords *passwordencoder.Encoder
+	w   *migrationzk.Writer
+	cfg clientConfig
 }
 
-// New returns a Client that writes through w, configured by opts.
-func New(w *migrationzk.Writer, opts ...Option) *Client {
-	var cfg clientConfig
-	for _, opt := range opts {
-		opt(&cfg)
+// New returns a Client that writes through w. A nil w, or an invalid
+// option, fails it with an error wrapping migrationzk.ErrInvalidArgument.
+func New(w *migrationzk.Writer, opts ...Option) (*Client, error) {
+	if w == nil {
+		return nil, invalidf("New: nil Writer")
 	}
-	return &Client{w: w, passwords: cfg.passwords}
+	cfg, err := buildConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{w: w, cfg: cfg}, nil
 }
 
 // invalidf reports an invalid change.

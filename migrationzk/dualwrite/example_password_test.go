@@ -25,8 +25,14 @@ func ExampleWithPasswordEncoder() {
 	}
 	conn := connectExample(ctx)
 	defer conn.Close()
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
-	c := dualwrite.New(w, dualwrite.WithPasswordEncoder(enc))
+	w, err := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := dualwrite.New(w, dualwrite.WithPasswordEncoder(enc))
+	if err != nil {
+		log.Fatal(err)
+	}
 	img, err := c.Read(ctx, nil)
 	if err != nil {
 		log.Fatal(err)

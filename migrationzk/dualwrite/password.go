@@ -10,14 +10,6 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// Option configures a Client.
-type Option func(*clientConfig)
-
-// clientConfig is what a Client's Options set.
-type clientConfig struct {
-	passwords *passwordencoder.Encoder
-}
-
 // WithPasswordEncoder makes the Client handle password configs (those
 // passwordencoder.IsPasswordConfig names, in topic and broker configs) as
 // a Kafka controller with password.encoder.secret does: Read decodes them,
@@ -35,7 +27,7 @@ func WithPasswordEncoder(enc *passwordencoder.Encoder) Option {
 // decodePasswords returns cfg with its password configs decoded, or an
 // error naming the first that does not decode, never its value.
 func (c *Client) decodePasswords(cfg map[string]string) (map[string]string, error) {
-	if c.passwords == nil {
+	if c.cfg.passwords == nil {
 		return cfg, nil
 	}
 	out := maps.Clone(cfg)
@@ -43,7 +35,7 @@ func (c *Client) decodePasswords(cfg map[string]string) (map[string]string, erro
 		if !passwordencoder.IsPasswordConfig(k) {
 			continue
 		}
-		plain, err := c.passwords.Decode(cfg[k])
+		plain, err := c.cfg.passwords.Decode(cfg[k])
 		if err != nil {
 			return nil, fmt.Errorf("password config %q: %w", k, err)
 		}
@@ -56,7 +48,7 @@ func (c *Client) decodePasswords(cfg map[string]string) (map[string]string, erro
 // invalid-argument error naming the first that cannot be, never its
 // value.
 func (c *Client) encodePasswords(cfg znode.Config) (znode.Config, error) {
-	if c.passwords == nil {
+	if c.cfg.passwords == nil {
 		return cfg, nil
 	}
 	out := maps.Clone(cfg)
@@ -64,7 +56,7 @@ func (c *Client) encodePasswords(cfg znode.Config) (znode.Config, error) {
 		if !passwordencoder.IsPasswordConfig(k) {
 			continue
 		}
-		enc, err := c.passwords.Encode(cfg[k])
+		enc, err := c.cfg.passwords.Encode(cfg[k])
 		if err != nil {
 			return nil, invalidf("password config %q: %v", k, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
@@ -53,7 +54,7 @@ func TestSyncOfPasswordConfigsConverges(t *testing.T) {
 	c := newCluster(t)
 	ctx := testContext(t)
 	enc := passwordEncoder(t, testEncoderSecret)
-	pc := dualwrite.New(c.w, dualwrite.WithPasswordEncoder(enc))
+	pc := must.Get(dualwrite.New(c.w, dualwrite.WithPasswordEncoder(enc)))
 	desired := passwordImage()
 	s, _, err := pc.Sync(ctx, at(c.s, 200), desired)
 	if err != nil {
@@ -103,7 +104,7 @@ func TestSyncOfPasswordConfigsConverges(t *testing.T) {
 func TestWriteConfigsComparesDecodedPasswords(t *testing.T) {
 	c := newCluster(t)
 	ctx := testContext(t)
-	pc := dualwrite.New(c.w, dualwrite.WithPasswordEncoder(passwordEncoder(t, testEncoderSecret)))
+	pc := must.Get(dualwrite.New(c.w, dualwrite.WithPasswordEncoder(passwordEncoder(t, testEncoderSecret))))
 	broker := dualwrite.ConfigResource{Type: dualwrite.BrokerConfig, Name: "1"}
 	cfg := map[string]string{"ssl.keystore.password": testKeyPassword}
 	s, err := pc.WriteConfigs(ctx, at(c.s, 200), broker, cfg)
@@ -136,13 +137,13 @@ func TestWriteConfigsComparesDecodedPasswords(t *testing.T) {
 func TestPasswordsUnderAnotherSecret(t *testing.T) {
 	c := newCluster(t)
 	ctx := testContext(t)
-	pc := dualwrite.New(c.w, dualwrite.WithPasswordEncoder(passwordEncoder(t, testEncoderSecret)))
+	pc := must.Get(dualwrite.New(c.w, dualwrite.WithPasswordEncoder(passwordEncoder(t, testEncoderSecret))))
 	s, _, err := pc.Sync(ctx, at(c.s, 200), passwordImage())
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := c.tree()
-	other := dualwrite.New(c.w, dualwrite.WithPasswordEncoder(passwordEncoder(t, "another secret")))
+	other := must.Get(dualwrite.New(c.w, dualwrite.WithPasswordEncoder(passwordEncoder(t, "another secret"))))
 	img, err := other.Read(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
