@@ -10,6 +10,7 @@ require (
 	github.com/pavlo-v-chernykh/keystore-go/v4 v4.5.0
 	github.com/prometheus/client_golang v1.23.2
 	go.uber.org/multierr v1.11.0
+	golang.org/x/crypto v0.11.0
 	golang.org/x/sys v0.35.0
 	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
@@ -24,6 +25,5 @@ require (
 	github.com/prometheus/common v0.66.1 // indirect
 	github.com/prometheus/procfs v0.16.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
-	golang.org/x/crypto v0.11.0 // indirect
 	google.golang.org/protobuf v1.36.8 // indirect
 )

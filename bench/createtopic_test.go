@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -210,7 +211,7 @@ func (tc *topicCreation) run(tb testing.TB, admin *zk.Conn, t dualwrite.Topic, c
 
 func clientCreateTopic(tb testing.TB, e *env, t dualwrite.Topic, _ topicCreates, s migrationzk.State) {
 	tb.Helper()
-	st, err := dualwrite.New(e.w).CreateTopic(context.Background(), s, t)
+	st, err := must.Get(dualwrite.New(e.w)).CreateTopic(context.Background(), s, t)
 	if err != nil {
 		tb.Fatalf("CreateTopic: %v", err)
 	}
@@ -334,7 +335,7 @@ func createTopicRequests(t *testing.T, admin *zk.Conn, e *env, tp dualwrite.Topi
 	s := e.s
 	s.KRaftMetadataOffset++
 	e.faults.ResetCounts()
-	st, err := dualwrite.New(e.w).CreateTopic(context.Background(), s, tp)
+	st, err := must.Get(dualwrite.New(e.w)).CreateTopic(context.Background(), s, tp)
 	if err != nil {
 		t.Fatalf("CreateTopic %s: %v", tp.Name, err)
 	}

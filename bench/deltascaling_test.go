@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -116,7 +117,7 @@ func BenchmarkDeltaScaling(b *testing.B) {
 		creates[i] = &zk.CreateRequest{Path: e.p(p), Data: ps.data[i], Acl: worldACL()}
 	}
 	multiChunks(b, admin, creates)
-	d := &deltaScaling{e: e, c: dualwrite.New(e.w)}
+	d := &deltaScaling{e: e, c: must.Get(dualwrite.New(e.w))}
 	b.Run("update-partitions", func(b *testing.B) {
 		names := make([]string, len(deltaSizes))
 		for k, n := range deltaSizes {

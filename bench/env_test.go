@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/internal/wire"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -51,7 +52,7 @@ func startEnv(tb testing.TB, conn *zk.Conn, faults *zktest.FaultDialer, admin *z
 	}
 	mustCreate(tb, admin, root+znode.ControllerEpochPath, znode.EncodeControllerEpoch(1))
 	e := &env{root: root, faults: faults, conn: conn}
-	e.w = migrationzk.New(e.conn, append([]migrationzk.Option{migrationzk.WithRoot(root)}, opts...)...)
+	e.w = must.Get(migrationzk.New(e.conn, append([]migrationzk.Option{migrationzk.WithRoot(root)}, opts...)...))
 	ctx := context.Background()
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 3000, 5, 0, 5
@@ -59,7 +60,7 @@ func startEnv(tb testing.TB, conn *zk.Conn, faults *zktest.FaultDialer, admin *z
 	if err != nil {
 		tb.Fatalf("ClaimLeadership: %v", err)
 	}
-	if e.s, err = e.w.GetOrCreate(ctx, s); err != nil {
+	if e.s, _, err = e.w.GetOrCreate(ctx, s); err != nil {
 		tb.Fatalf("GetOrCreate: %v", err)
 	}
 	return e

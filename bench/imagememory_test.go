@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
@@ -43,7 +44,7 @@ func BenchmarkImageMemory(b *testing.B) {
 	for k, topics := range memoryTopics {
 		e := newTopicEnv(b, srv, admin, fmt.Sprintf("memory%d", topics))
 		seedTopics(b, admin, e, "topic", topics)
-		clients[k] = dualwrite.New(e.w)
+		clients[k] = must.Get(dualwrite.New(e.w))
 		readImage(b, clients[k], topics*topicSize)
 	}
 	b.Run("read", func(b *testing.B) {

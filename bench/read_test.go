@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -257,7 +258,7 @@ func BenchmarkRead(b *testing.B) {
 	admin := srv.Connect(b)
 	e := newTopicEnv(b, srv, admin, "read")
 	seedTopics(b, admin, e, "topic", readTopics)
-	c := dualwrite.New(e.w)
+	c := must.Get(dualwrite.New(e.w))
 	partitions := readTopics * topicSize
 	b.Run(fmt.Sprintf("partitions=%d", partitions), func(b *testing.B) {
 		smp := newSamples(b.N, "read", "raw", "raw-paged")

@@ -44,7 +44,7 @@ func (r *recoverer) recover(tb testing.TB) time.Duration {
 // BenchmarkRecovery drops the reply to a fenced checkpoint write after the
 // server committed it and measures the time from the drop to Update
 // returning the corrected version, recovered. It compares a client using
-// zkconn.HostProvider (what zkconn.Connect and zktest use) with one using
+// zkconn.HostProvider (what zkconn.Open and zktest use) with one using
 // go-zookeeper's default host provider, interleaved, on a standalone
 // server and on a three-member ensemble. Metrics are medians in
 // milliseconds and the 90th percentile.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -45,7 +46,7 @@ type syncBench struct {
 }
 
 func newSyncBench(tb testing.TB, e *env, oc *opCounter, topics int) *syncBench {
-	c := dualwrite.New(e.w)
+	c := must.Get(dualwrite.New(e.w))
 	return &syncBench{e: e, oc: oc, c: c, base: readImage(tb, c, topics*topicSize), topics: topics}
 }
 

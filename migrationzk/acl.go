@@ -18,7 +18,7 @@ import (
 func WithACLPolicy(policy func(path string) []zk.ACL) Option {
 	return func(o *options) {
 		if policy == nil {
-			o.err = invalidf("WithACLPolicy(nil)")
+			o.fail(invalidf("WithACLPolicy(nil)"))
 			return
 		}
 		o.aclPolicy = policy

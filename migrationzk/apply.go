@@ -41,7 +41,10 @@ import (
 // ErrOutcomeUnknown.) To finish the batch, call Apply again with s, its
 // MigrationZkVersion taken from the returned State, and the ops whose
 // result has a non-nil Err other than an *OpError, in order. An empty batch
-// writes nothing and returns s.
+// writes nothing and returns s. On a Writer that claimed leadership, s
+// must name the claim's controller and KRaft epoch (see IdentityError);
+// transactions before the last rewrite /migration's checkpoint under that
+// identity.
 func (w *Writer) Apply(ctx context.Context, s State, ops ...Op) (State, []OpResult, error) {
 	return w.apply(ctx, s, false, ops)
 }
@@ -66,7 +69,7 @@ func (w *Writer) apply(ctx context.Context, s State, atomic bool, ops []Op) (Sta
 	if err := w.begin(); err != nil {
 		return s, results, err
 	}
-	if err := s.validate(); err != nil {
+	if err := w.checkState(s); err != nil {
 		return s, results, err
 	}
 	if len(ops) == 0 {
@@ -141,28 +144,33 @@ func (b *batch) ready(ctx context.Context, ops []Op) error {
 	return b.loadPrev(ctx)
 }
 
-// loadPrev finds the content /migration has at s.MigrationZkVersion, which
-// transactions before the last write back: from the Writer's memory, or
-// read from ZooKeeper.
+// loadPrev finds the checkpoint /migration has at s.MigrationZkVersion,
+// which transactions before the last write back under s's identity: from
+// the Writer's memory, or read from ZooKeeper.
 func (b *batch) loadPrev(ctx context.Context) error {
 	w := b.w
-	if data, ok := w.lastConfirmed(b.version); ok {
-		return b.plan.usePrev(data)
+	data, ok := w.lastConfirmed(b.version)
+	if !ok {
+		cur, err := w.reread(ctx, b.exec.retrier(), b.migrationPath)
+		if err != nil {
+			return fmt.Errorf("migrationzk: read %s: %w", b.migrationPath, err)
+		}
+		if !cur.exists {
+			return fmt.Errorf("%w: %s does not exist", ErrNoMigrationState, b.migrationPath)
+		}
+		if cur.version != b.version {
+			return w.migrationConflict(b.s, cur, nil)
+		}
+		data = cur.data
 	}
-	cur, err := w.reread(ctx, b.exec.retrier(), b.migrationPath)
+	m, err := znode.DecodeMigration(data)
 	if err != nil {
-		return fmt.Errorf("migrationzk: read %s: %w", b.migrationPath, err)
-	}
-	if !cur.exists {
-		return fmt.Errorf("%w: %s does not exist", ErrNoMigrationState, b.migrationPath)
-	}
-	if cur.version != b.version {
-		return w.migrationConflict(b.s, cur, nil)
-	}
-	if _, err := znode.DecodeMigration(cur.data); err != nil {
 		return w.withPath(err, b.migrationPath)
 	}
-	return b.plan.usePrev(cur.data)
+	// The checkpoint's position as it is, the identity of this tenure:
+	// the previous controller's stays in no transaction of this one.
+	m.KRaftControllerID, m.KRaftControllerEpoch = b.s.KRaftControllerID, b.s.KRaftControllerEpoch
+	return b.plan.usePrev(m.Encode())
 }
 
 // stateOnError is the State to return when the batch stopped: what
@@ -175,7 +183,7 @@ func (b *batch) stateOnError() State {
 	if err != nil {
 		return b.s // cannot happen: what the batch wrote or found decodes
 	}
-	return b.s.withMigration(m, b.version, b.mtime)
+	return b.s.withPosition(m, b.version, b.mtime)
 }
 
 // Layout of a transaction: the fencing check of /controller_epoch, the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -380,7 +381,7 @@ func TestApplyManyRefusedOpsDroppedReplies(t *testing.T) {
 			landing = c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: target})
 		}
 	}}
-	w := migrationzk.New(conn, migrationzk.WithRoot(c.root))
+	w := must.Get(migrationzk.New(conn, migrationzk.WithRoot(c.root)))
 	s := c.start(w)
 	s.KRaftMetadataOffset = 1600
 	next, res := c.applyRefusing(w, s, ops, refused)

@@ -25,6 +25,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/checker"
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -111,7 +112,7 @@ func conflictAt(path string, version int32) func(t *testing.T, c *cluster, err e
 func fencedBy(path string) func(t *testing.T, c *cluster, err error) {
 	return func(t *testing.T, c *cluster, err error) {
 		var fe *migrationzk.FencedError
-		if !errors.As(err, &fe) || fe.Path != c.p(path) {
+		if !errors.As(err, &fe) || fe.Path != path {
 			t.Fatalf("err = %v, want a *FencedError on %s", err, c.p(path))
 		}
 	}
@@ -139,7 +140,7 @@ var entryPoints = []struct {
 		return err
 	}},
 	{"ConditionalDelete", func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-		return migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics", 0, migrationzk.WithRoot(c.root))
+		return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics", 0, migrationzk.WithRoot(c.root)))
 	}},
 }
 
@@ -158,7 +159,7 @@ func apply(ops ...migrationzk.Op) func(ctx context.Context, c *cluster, w *migra
 }
 
 func getOrCreate(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-	_, err := w.GetOrCreate(ctx, s)
+	_, _, err := w.GetOrCreate(ctx, s)
 	return err
 }
 
@@ -196,7 +197,7 @@ func matrixRows() []matrixRow {
 			add(matrixRow{name: "GetOrCreate/migration-" + b.name, fresh: true, changes: true,
 				prepare: func(c *cluster, s *migrationzk.State) { c.create("/migration", b.data) },
 				call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-					got, err := w.GetOrCreate(ctx, s)
+					got, _, err := w.GetOrCreate(ctx, s)
 					if err == nil && got.MigrationZkVersion != 1 {
 						return fmt.Errorf("overwrote at version %d, want 1", got.MigrationZkVersion)
 					}
@@ -314,11 +315,11 @@ func matrixRows() []matrixRow {
 			return err
 		}, want: []error{zk.ErrNoNode}},
 		matrixRow{name: "ConditionalDelete/missing", call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-			return migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics/none", 0, migrationzk.WithRoot(c.root))
+			return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics/none", 0, migrationzk.WithRoot(c.root)))
 		}},
 		matrixRow{name: "GetOrCreate/no-root", fresh: true,
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-				_, err := migrationzk.New(c.conn, migrationzk.WithRoot(c.root+"/missing")).GetOrCreate(ctx, s)
+				_, _, err := must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(c.root+"/missing"))).GetOrCreate(ctx, s)
 				return err
 			}, want: []error{zk.ErrNoNode}},
 	)
@@ -340,7 +341,7 @@ func matrixRows() []matrixRow {
 		p := p
 		add(matrixRow{name: fmt.Sprintf("ConditionalDelete/path-%q", p), unsent: true, want: []error{migrationzk.ErrInvalidArgument},
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-				return migrationzk.ConditionalDelete(ctx, c.conn, p, 0, migrationzk.WithRoot(c.root))
+				return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, p, 0, migrationzk.WithRoot(c.root)))
 			}})
 	}
 	for _, opt := range []struct {
@@ -350,20 +351,31 @@ func matrixRows() []matrixRow {
 		{"root-no-slash", migrationzk.WithRoot("kafka")}, {"root-trailing-slash", migrationzk.WithRoot("/kafka/")},
 		{"root-escapes", migrationzk.WithRoot("/kafka/../other")}, {"max-request-bytes", migrationzk.WithMaxRequestBytes(100)},
 		{"nil-backoff", migrationzk.WithBackOff(nil)}, {"empty-acl", migrationzk.WithACL(nil)},
+		{"nil-logger", migrationzk.WithLogger(nil)}, {"nil-acl-policy", migrationzk.WithACLPolicy(nil)},
+		{"acl-without-scheme", migrationzk.WithACL([]zk.ACL{{Perms: zk.PermAll, ID: "anyone"}})},
+		{"acl-unknown-perms", migrationzk.WithACL([]zk.ACL{{Perms: 64, Scheme: "world", ID: "anyone"}})},
+		{"nil-option", nil},
 	} {
 		for _, ep := range entryPoints {
 			opt, ep := opt, ep
 			add(matrixRow{name: ep.name + "/option-" + opt.name, unsent: true, want: []error{migrationzk.ErrInvalidArgument},
 				call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-					bad := migrationzk.New(c.conn, opt.opt)
 					switch ep.name {
 					case "ConditionalUpdate":
 						_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/x", nil, 0, nil, opt.opt)
 						return err
 					case "ConditionalDelete":
-						return migrationzk.ConditionalDelete(ctx, c.conn, "/x", 0, opt.opt)
+						return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/x", 0, opt.opt))
 					}
-					return ep.call(ctx, c, bad, s)
+					// New refuses the option: there is no Writer to call.
+					bad, err := migrationzk.New(c.conn, opt.opt)
+					if err == nil {
+						return ep.call(ctx, c, bad, s)
+					}
+					if bad != nil {
+						return errors.New("New returned a Writer and an error")
+					}
+					return err
 				}})
 		}
 	}
@@ -405,7 +417,7 @@ func matrixRows() []matrixRow {
 			}},
 		matrixRow{name: "ConditionalDelete/version-1", unsent: true, want: []error{migrationzk.ErrInvalidArgument},
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-				return migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics", -1, migrationzk.WithRoot(c.root))
+				return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics", -1, migrationzk.WithRoot(c.root)))
 			}},
 		matrixRow{name: "Update/future-version", prepare: func(c *cluster, s *migrationzk.State) { s.MigrationZkVersion += 5 },
 			call: update, want: []error{migrationzk.ErrConflict}, check: conflictAt("/migration", 0)},
@@ -546,7 +558,7 @@ func stillWorks(t *testing.T, c *cluster, w *migrationzk.Writer) {
 	if err != nil {
 		t.Fatalf("writer no longer works: ClaimLeadership: %v", err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		t.Fatalf("writer no longer works: GetOrCreate: %v", err)
 	}
 	s.KRaftMetadataOffset++
@@ -672,7 +684,7 @@ func TestCancelledMidRetry(t *testing.T) {
 			return n.Recovered, err
 		}},
 		{"GetOrCreate", true, zktest.OpCreate, "/migration", func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) (bool, error) {
-			n, err := w.GetOrCreate(ctx, s)
+			n, _, err := w.GetOrCreate(ctx, s)
 			return n.Recovered, err
 		}},
 		{"ClaimLeadership", true, zktest.OpMulti, "/controller", func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) (bool, error) {
@@ -688,7 +700,7 @@ func TestCancelledMidRetry(t *testing.T) {
 			return false, err
 		}},
 		{"ConditionalDelete", false, zktest.OpMulti, "/brokers/topics", func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) (bool, error) {
-			return false, migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics", 0, migrationzk.WithRoot(c.root))
+			return false, deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics", 0, migrationzk.WithRoot(c.root)))
 		}},
 	}
 	n := 0
@@ -781,7 +793,7 @@ func TestConnectBadInput(t *testing.T) {
 		{"nobody-listening", long, []string{"127.0.0.1:1"}, syscall.ECONNREFUSED},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			conn, err := zkconn.Connect(tc.ctx, tc.servers, time.Second)
+			conn, err := zkconn.Open(tc.ctx, tc.servers, time.Second)
 			if err == nil {
 				conn.Close()
 				t.Fatal("connected")

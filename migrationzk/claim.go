@@ -35,12 +35,18 @@ const maxClaimRounds = 20
 // this controller is refused when /controller_epoch has moved since: the
 // tenure that claim made may have ended. When the claim found is this
 // Writer's own from an earlier call that ended with ErrOutcomeUnknown,
-// exactly as it sent it, the returned State says Recovered. A /controller or /controller_epoch that does not decode is
-// reported as a *DecodeError and left alone. The returned State carries the
-// new ZkControllerEpoch and ZkControllerEpochZkVersion, which fence every
-// later write.
+// exactly as it sent it, the returned State says Recovered. A /controller
+// or /controller_epoch that does not decode is reported as a *DecodeError
+// and left alone. The returned State carries the new ZkControllerEpoch and
+// ZkControllerEpochZkVersion, which fence every later write. From then on the Writer writes only under the identity of
+// this claim, s.KRaftControllerID and s.KRaftControllerEpoch (see
+// IdentityError), until a later claim succeeds.
 func (w *Writer) ClaimLeadership(ctx context.Context, s State) (State, error) {
-	return w.do(ctx, "claim leadership", w.epochPath, s, epochVersion, w.claim)
+	st, err := w.do(ctx, "claim leadership", w.epochPath, s, epochVersion, w.claim)
+	if err == nil {
+		w.setClaimed(st)
+	}
+	return st, err
 }
 
 func (w *Writer) claim(ctx context.Context, s State) (State, verdict, error) {

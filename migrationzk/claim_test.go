@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -46,7 +47,7 @@ func TestClaimFaults(t *testing.T) {
 				t.Fatalf("claimed epoch %d version %d, want 2 at 1", s.ZkControllerEpoch, s.ZkControllerEpochZkVersion)
 			}
 			c.checkClaimed(s)
-			s, err = w.GetOrCreate(testContext(t), s)
+			s, _, err = w.GetOrCreate(testContext(t), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +84,7 @@ func TestClaimEpochRules(t *testing.T) {
 			s, err := w.ClaimLeadership(testContext(t), kraft())
 			if tc.refused {
 				var fe *migrationzk.FencedError
-				if !errors.As(err, &fe) || fe.Path != c.p("/controller") {
+				if !errors.As(err, &fe) || fe.Path != "/controller" {
 					t.Fatalf("err = %v, want fenced by /controller", err)
 				}
 				data, _ := c.get("/controller")
@@ -116,7 +117,7 @@ func TestClaimMissingAndBadZnodes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s, err := migrationzk.New(c.conn, migrationzk.WithRoot(c.root)).ClaimLeadership(testContext(t), kraft())
+		s, err := must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(c.root))).ClaimLeadership(testContext(t), kraft())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +212,7 @@ func TestClaimStandingOrEnded(t *testing.T) {
 	for name, w := range map[string]*migrationzk.Writer{"same-writer": restarted, "new-writer": c.writer()} {
 		_, err := w.ClaimLeadership(testContext(t), kraft())
 		var fe *migrationzk.FencedError
-		if !errors.As(err, &fe) || fe.Path != c.p("/controller") {
+		if !errors.As(err, &fe) || fe.Path != "/controller" {
 			t.Fatalf("%s: err = %v, want fenced by /controller", name, err)
 		}
 	}

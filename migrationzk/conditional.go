@@ -10,6 +10,26 @@ import (
 	"github.com/kraftmigration/zkwriter/internal/wire"
 )
 
+// UpdateResult is what a ConditionalUpdate did.
+type UpdateResult struct {
+	// Version is the znode's version after the write, as ZooKeeper holds
+	// it; -1 when the call failed.
+	Version int32
+	// Recovered is set when the acknowledgement of a copy of the write was
+	// lost and a reread proved that the copy landed.
+	Recovered bool
+}
+
+// DeleteResult is what a ConditionalDelete did.
+type DeleteResult struct {
+	// Recovered is set when the acknowledgement of a copy of the delete was
+	// lost and a reread after the resend found the znode gone.
+	Recovered bool
+	// AlreadyGone is set when the znode did not exist when the delete was
+	// first sent: there was nothing to delete.
+	AlreadyGone bool
+}
+
 // ConditionalUpdate sets the data of the znode at path, if it is at
 // version, and returns the new version: the generic single-znode form of
 // what Writer.Update does for /migration, like Kafka's conditionalUpdatePath
@@ -18,56 +38,63 @@ import (
 // If ZooKeeper rejects the write with BadVersion, the znode is reread: when
 // it is at exactly version+1 and chk finds its data equivalent to data, an
 // earlier copy of this write landed (its acknowledgement was lost) and the
-// call succeeds with that version. Otherwise the error is a *ConflictError
-// holding the version and data ZooKeeper has. A nil chk compares bytes.
-// Options: WithBackOff, WithLogger, WithRoot (prefixes path) and
-// WithMaxRequestBytes.
-func ConditionalUpdate(ctx context.Context, conn Conn, path string, data []byte, version int32, chk checker.Checker, opts ...Option) (int32, error) {
+// call succeeds with that version, Recovered. Otherwise the error is a
+// *ConflictError holding the version and data ZooKeeper has. A nil chk
+// compares bytes. Options: WithBackOff, WithLogger, WithRoot (prefixes
+// path) and WithMaxRequestBytes; an invalid one fails the call before
+// anything is sent, with an error wrapping ErrInvalidArgument.
+func ConditionalUpdate(ctx context.Context, conn Conn, path string, data []byte, version int32, chk checker.Checker, opts ...Option) (UpdateResult, error) {
+	failed := UpdateResult{Version: -1}
 	exec, full, err := single(conn, opts, path, version, "update")
 	if err != nil {
-		return -1, err
+		return failed, err
 	}
 	if chk == nil {
 		chk = checker.Bytes{}
 	}
 	if size := wire.SetDataSize(full, data); size > exec.opts.maxRequestBytes {
-		return -1, fmt.Errorf("%w: writing %s takes %d bytes, limit %d", ErrTooLarge, full, size, exec.opts.maxRequestBytes)
+		return failed, fmt.Errorf("%w: writing %s takes %d bytes, limit %d", ErrTooLarge, full, size, exec.opts.maxRequestBytes)
 	}
-	newVersion := int32(-1)
-	_, err = exec.runSingle(ctx, full, intent{kind: kindSetData, expected: version, data: data, chk: chk}, func() error {
+	res := failed
+	v, err := exec.runSingle(ctx, full, intent{kind: kindSetData, expected: version, data: data, chk: chk}, func() error {
 		st, err := conn.Set(full, data, version)
 		if err == nil {
-			newVersion = st.Version
+			res.Version = st.Version
 		}
 		return err
-	}, func(cur znodeState) { newVersion = cur.version })
+	}, func(cur znodeState) { res.Version = cur.version })
 	if err != nil {
-		return -1, err
+		return failed, err
 	}
-	return newVersion, nil
+	res.Recovered = v == verdictLanded
+	return res, nil
 }
 
 // ConditionalDelete deletes the znode at path if it is at version, telling a
 // delete whose acknowledgement was lost apart from a conflict the same way
 // ConditionalUpdate does. A znode that is already gone counts as deleted: a
-// resent delete finds it so, and ZooKeeper cannot say who removed it. A
+// resent delete finds it so (Recovered), and ZooKeeper cannot say who
+// removed it; one gone before the first copy was sent is AlreadyGone. A
 // znode found at another version is a *ConflictError.
-func ConditionalDelete(ctx context.Context, conn Conn, path string, version int32, opts ...Option) error {
+func ConditionalDelete(ctx context.Context, conn Conn, path string, version int32, opts ...Option) (DeleteResult, error) {
 	if path == "/" {
-		return invalidf("path %q: the root cannot be deleted", path)
+		return DeleteResult{}, invalidf("path %q: the root cannot be deleted", path)
 	}
 	exec, full, err := single(conn, opts, path, version, "delete")
 	if err != nil {
-		return err
+		return DeleteResult{}, err
 	}
 	del := &zk.DeleteRequest{Path: full, Version: version}
-	_, err = exec.runSingle(ctx, full, intent{kind: kindDelete, expected: version}, func() error {
+	v, err := exec.runSingle(ctx, full, intent{kind: kindDelete, expected: version}, func() error {
 		// Sent as a one-op multi, which keeps Conn to the methods it
 		// already has.
 		_, err := conn.Multi(del)
 		return err
 	}, nil)
-	return err
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	return DeleteResult{Recovered: v == verdictLanded, AlreadyGone: v == verdictMoot}, nil
 }
 
 // runSingle runs a write of one znode at path, judged after a rejection by
@@ -94,9 +121,12 @@ func (e *executor) runSingle(ctx context.Context, path string, mine intent, send
 // single readies a one-znode write: the options, the path under the root,
 // and the version it is conditioned on.
 func single(conn Conn, opts []Option, path string, version int32, what string) (*executor, string, error) {
-	o := buildOptions(opts)
-	if o.err != nil {
-		return nil, "", o.err
+	if isNilConn(conn) {
+		return nil, "", invalidf("nil Conn")
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, "", err
 	}
 	if err := validatePath(path); err != nil {
 		return nil, "", invalidf("path %q: %v", path, err)

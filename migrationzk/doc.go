@@ -20,11 +20,28 @@
 //
 // A typical controller:
 //
-//	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithLogger(logger))
-//	s, err := w.ClaimLeadership(ctx, state)   // fences every later write
-//	s, err = w.GetOrCreate(ctx, s)             // reads or creates /migration
-//	s, results, err := w.Apply(ctx, s, ops...) // a dual-write batch ending in a checkpoint
-//	s, err = w.Update(ctx, s)                  // a checkpoint alone
+//	w, err := migrationzk.New(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithLogger(logger))
+//	s, err := w.ClaimLeadership(ctx, state)     // fences every later write
+//	s, found, err := w.GetOrCreate(ctx, s)       // reads or creates /migration
+//	s, err = w.Update(ctx, s)                    // names this controller in /migration
+//	s, results, err := w.Apply(ctx, s, ops...)   // a dual-write batch ending in a checkpoint
+//	s, err = w.Update(ctx, s)                    // a checkpoint alone
 //
 // Always pass the State the last call returned to the next one.
+//
+// The identity comes from the tenure: the KRaft controller id and epoch a
+// Writer writes to /migration (and that package dualwrite stamps on
+// partition states) are those of its leadership claim. GetOrCreate keeps
+// the State's identity and reports the one /migration held (found.Stored)
+// without adopting it. Once ClaimLeadership succeeded, every write whose
+// State names another KRaftControllerID or KRaftControllerEpoch than the
+// claim's is refused before anything is sent, with an *IdentityError
+// (matching ErrInvalidArgument): it is the caller's mistake, and stamping
+// the claim's identity over it would hide which State was stale. A Writer
+// that never claimed writes the identity its States carry.
+//
+// New checks every option: an invalid one fails it with an error wrapping
+// ErrInvalidArgument, and no option silently means its default. Results
+// say what a call did (State.Recovered, UpdateResult, DeleteResult,
+// GetOrCreateResult), so that no caller reads logs or Stats to learn it.
 package migrationzk

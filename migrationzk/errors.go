@@ -111,7 +111,8 @@ func (e *ConflictError) Unwrap() error { return e.Err }
 
 // FencedError describes why a Writer was fenced.
 type FencedError struct {
-	// Path is the znode that shows another controller: /controller_epoch,
+	// Path is the znode that shows another controller, relative to the
+	// Writer's root as Op.Path and OpResult.Path are: /controller_epoch,
 	// /migration or /controller.
 	Path string
 	// Reason says what was found there.

@@ -18,11 +18,20 @@ import (
 
 // connectExample connects to the ZooKeeper the examples assume.
 func connectExample(ctx context.Context) *zk.Conn {
-	conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 	if err != nil {
 		log.Fatal(err)
 	}
 	return conn
+}
+
+// newWriter makes the Writer of an example.
+func newWriter(conn *zk.Conn, opts ...migrationzk.Option) *migrationzk.Writer {
+	w, err := migrationzk.New(conn, opts...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return w
 }
 
 // leader claims leadership for KRaft controller 3000 with epoch 7 and
@@ -34,7 +43,7 @@ func leader(ctx context.Context, w *migrationzk.Writer) migrationzk.State {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		log.Fatal(err)
 	}
 	return s
@@ -42,19 +51,39 @@ func leader(ctx context.Context, w *migrationzk.Writer) migrationzk.State {
 
 // GetOrCreate reads the checkpoint, or creates it when the migration has
 // not started. A /migration left holding null data is replaced with the
-// initial state; any other data that does not decode is left alone.
+// initial state; any other data that does not decode is left alone. The
+// State returned keeps the claim's identity; the result tells what
+// /migration held.
 func ExampleWriter_GetOrCreate() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3001, 8
+	s, err := w.ClaimLeadership(ctx, s)
+	if err != nil {
+		log.Fatal(err)
+	}
 
-	s, err := w.GetOrCreate(ctx, migrationzk.InitialState())
+	s, res, err := w.GetOrCreate(ctx, s)
 	var de *migrationzk.DecodeError
 	switch {
 	case errors.As(err, &de):
 		log.Fatalf("%s holds data that is not a checkpoint (%v); it was not touched", de.Path, de.Reason)
 	case err != nil:
+		log.Fatal(err)
+	}
+	switch {
+	case res.Created:
+		fmt.Println("created /migration")
+	case res.ReplacedEmpty:
+		fmt.Println("replaced an empty /migration")
+	default:
+		fmt.Printf("last written by KRaft controller %d (epoch %d)\n", res.Stored.KRaftControllerID, res.Stored.KRaftControllerEpoch)
+	}
+	// Name this controller in /migration at once, as Kafka does.
+	if s, err = w.Update(ctx, s); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("offset %d at /migration version %d\n", s.KRaftMetadataOffset, s.MigrationZkVersion)
@@ -66,7 +95,7 @@ func ExampleWriter_ClaimLeadership() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
 
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
@@ -86,7 +115,7 @@ func ExampleWriter_ReleaseLeadership() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
 	s := leader(ctx, w)
 	if _, err := w.ReleaseLeadership(ctx, s); err != nil {
 		log.Fatal(err)
@@ -100,7 +129,7 @@ func ExampleWriter_Apply() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
 	s := leader(ctx, w)
 
 	state := znode.PartitionState{ControllerEpoch: 7, Leader: 2, LeaderEpoch: 5, ISR: []int32{2, 3}}
@@ -136,13 +165,16 @@ func ExampleConditionalDelete() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = migrationzk.ConditionalDelete(ctx, conn, "/controller", st.Version, migrationzk.WithRoot("/kafka"))
+	res, err := migrationzk.ConditionalDelete(ctx, conn, "/controller", st.Version, migrationzk.WithRoot("/kafka"))
 	var conflict *migrationzk.ConflictError
 	if errors.As(err, &conflict) {
 		log.Fatalf("/controller changed meanwhile (now version %d)", conflict.CurrentVersion)
 	}
 	if err != nil {
 		log.Fatal(err)
+	}
+	if res.Recovered {
+		fmt.Println("the acknowledgement was lost, but the delete landed")
 	}
 }
 
@@ -169,8 +201,8 @@ func ExampleWriter_Stats() {
 	conn := connectExample(ctx)
 	defer conn.Close()
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithLogger(logger))
-	if _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithLogger(logger))
+	if _, _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
 		log.Fatal(err)
 	}
 	st := w.Stats()
@@ -187,7 +219,7 @@ func ExampleWithRollbackSafeEpochs() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithRollbackSafeEpochs())
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithRollbackSafeEpochs())
 
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 50
@@ -195,7 +227,7 @@ func ExampleWithRollbackSafeEpochs() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		log.Fatal(err)
 	}
 	state := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
@@ -205,4 +237,111 @@ func ExampleWithRollbackSafeEpochs() {
 	}
 	fmt.Printf("controller epoch %d (KRaft epoch %d): a controller elected after a rollback gets %d\n",
 		s.ZkControllerEpoch, s.KRaftControllerEpoch, s.ZkControllerEpoch+1)
+}
+
+// An UpdateResult says which version ConditionalUpdate left and whether
+// its acknowledgement was lost on the way.
+func ExampleUpdateResult() {
+	ctx := context.Background()
+	conn := connectExample(ctx)
+	defer conn.Close()
+	res, err := migrationzk.ConditionalUpdate(ctx, conn, "/controller_epoch", znode.EncodeControllerEpoch(50), 43, nil,
+		migrationzk.WithRoot("/kafka"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("/controller_epoch at version %d (recovered: %v)\n", res.Version, res.Recovered)
+}
+
+// A DeleteResult tells a delete that landed from one whose znode was gone
+// already.
+func ExampleDeleteResult() {
+	ctx := context.Background()
+	conn := connectExample(ctx)
+	defer conn.Close()
+	res, err := migrationzk.ConditionalDelete(ctx, conn, "/controller", 0, migrationzk.WithRoot("/kafka"))
+	switch {
+	case err != nil:
+		log.Fatal(err)
+	case res.AlreadyGone:
+		fmt.Println("nothing to delete")
+	default:
+		fmt.Println("deleted; recovered:", res.Recovered)
+	}
+}
+
+// A GetOrCreateResult says whether GetOrCreate wrote /migration and, when
+// it did not, which controller wrote it last.
+func ExampleGetOrCreateResult() {
+	stored := znode.Migration{KRaftMetadataOffset: 48213, KRaftControllerID: 3000, KRaftMetadataEpoch: 7, KRaftControllerEpoch: 7}
+	for _, res := range []migrationzk.GetOrCreateResult{{Created: true}, {Stored: &stored}} {
+		if res.Wrote() {
+			fmt.Println("created /migration")
+			continue
+		}
+		fmt.Printf("found offset %d, last written by KRaft controller %d\n", res.Stored.KRaftMetadataOffset, res.Stored.KRaftControllerID)
+	}
+	// Output:
+	// created /migration
+	// found offset 48213, last written by KRaft controller 3000
+}
+
+// A Writer that claimed leadership refuses a State naming another
+// controller or epoch, such as one taken from /migration after a
+// takeover, before sending anything.
+func ExampleIdentityError() {
+	err := error(&migrationzk.IdentityError{
+		Claimed: migrationzk.Identity{ControllerID: 3001, ControllerEpoch: 8},
+		Given:   migrationzk.Identity{ControllerID: 3000, ControllerEpoch: 7},
+	})
+	var ie *migrationzk.IdentityError
+	fmt.Println(errors.As(err, &ie), errors.Is(err, migrationzk.ErrInvalidArgument))
+	fmt.Println(err)
+	// Output:
+	// true true
+	// migrationzk: invalid argument: the State names KRaft controller 3000 epoch 7, but this Writer claimed leadership as KRaft controller 3001 epoch 8
+}
+
+// IdentityOf gives the identity a State writes under.
+func ExampleIdentityOf() {
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3001, 8
+	fmt.Println(migrationzk.IdentityOf(s))
+	// Output: KRaft controller 3001 epoch 8
+}
+
+// WithBackOff takes any policy with NextBackOff and Reset, such as
+// cenkalti/backoff's; a negative pause (backoff.Stop) gives up.
+func ExampleWithBackOff() {
+	ctx := context.Background()
+	conn := connectExample(ctx)
+	defer conn.Close()
+	tenTries := func() migrationzk.BackOff { return &limited{left: 10, pause: 50 * time.Millisecond} }
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithBackOff(tenTries))
+	if _, _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// limited pauses a fixed time, a limited number of times.
+type limited struct {
+	left  int
+	pause time.Duration
+}
+
+func (l *limited) NextBackOff() time.Duration {
+	if l.left == 0 {
+		return -1 // backoff.Stop
+	}
+	l.left--
+	return l.pause
+}
+
+func (l *limited) Reset() { l.left = 10 }
+
+// New refuses an invalid option rather than fall back to a default.
+func ExampleNew() {
+	_, err := migrationzk.New(&zk.Conn{}, migrationzk.WithLogger(nil))
+	fmt.Println(errors.Is(err, migrationzk.ErrInvalidArgument))
+	// Output: true
 }

@@ -18,13 +18,16 @@ import (
 // checkpoint, mirror a batch, and checkpoint again.
 func Example() {
 	ctx := context.Background()
-	conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer conn.Close()
 
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithLogger(slog.Default()))
+	w, err := migrationzk.New(conn, migrationzk.WithRoot("/kafka"), migrationzk.WithLogger(slog.Default()))
+	if err != nil {
+		log.Fatal(err) // an invalid option
+	}
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
 
@@ -32,7 +35,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, err = w.GetOrCreate(ctx, s)
+	s, _, err = w.GetOrCreate(ctx, s)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -55,13 +58,13 @@ func Example() {
 // ZooKeeper holds, also when the acknowledgement was lost.
 func ExampleWriter_Update() {
 	ctx := context.Background()
-	conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer conn.Close()
-	w := migrationzk.New(conn)
-	s, err := w.GetOrCreate(ctx, migrationzk.InitialState())
+	w := newWriter(conn)
+	s, _, err := w.GetOrCreate(ctx, migrationzk.InitialState())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -89,19 +92,22 @@ func ExampleWriter_Update() {
 // that knows its format.
 func ExampleConditionalUpdate() {
 	ctx := context.Background()
-	conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer conn.Close()
 	path := znode.PartitionStatePath("orders", 0)
 	state := znode.PartitionState{ControllerEpoch: 7, Leader: 2, LeaderEpoch: 4, ISR: []int32{2, 3}}
-	version, err := migrationzk.ConditionalUpdate(ctx, conn, path, state.Encode(), 3, checker.LeaderAndIsr{},
+	res, err := migrationzk.ConditionalUpdate(ctx, conn, path, state.Encode(), 3, checker.LeaderAndIsr{},
 		migrationzk.WithRoot("/kafka"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("partition state at version", version)
+	if res.Recovered {
+		fmt.Println("the acknowledgement was lost, but the write landed")
+	}
+	fmt.Println("partition state at version", res.Version)
 }
 
 // The initial state is what Kafka writes to /migration first.

@@ -172,9 +172,9 @@ func TestConditionalUpdate(t *testing.T) {
 
 	st.LeaderEpoch = 1
 	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: c.p(path)})
-	v, err := migrationzk.ConditionalUpdate(ctx, c.conn, path, st.Encode(), 0, checker.LeaderAndIsr{}, opts...)
-	if err != nil || v != 1 {
-		t.Fatalf("after dropped reply: version %d, %v", v, err)
+	res, err := migrationzk.ConditionalUpdate(ctx, c.conn, path, st.Encode(), 0, checker.LeaderAndIsr{}, opts...)
+	if err != nil || res != (migrationzk.UpdateResult{Version: 1, Recovered: true}) {
+		t.Fatalf("after dropped reply: %+v, %v", res, err)
 	}
 
 	// A rival (a ZooKeeper-mode leader shrinking the ISR) moves it on.
@@ -205,7 +205,7 @@ func TestConditionalDelete(t *testing.T) {
 	opts := []migrationzk.Option{migrationzk.WithRoot(c.root)}
 	c.create("/doomed", []byte("x"))
 	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/doomed")})
-	if err := migrationzk.ConditionalDelete(ctx, c.conn, "/doomed", 0, opts...); err != nil {
+	if _, err := migrationzk.ConditionalDelete(ctx, c.conn, "/doomed", 0, opts...); err != nil {
 		t.Fatalf("after dropped reply: %v", err)
 	}
 	if c.exists("/doomed") {
@@ -215,12 +215,12 @@ func TestConditionalDelete(t *testing.T) {
 	if _, err := c.admin.Set(c.p("/moved"), []byte("y"), 0); err != nil {
 		t.Fatal(err)
 	}
-	err := migrationzk.ConditionalDelete(ctx, c.conn, "/moved", 0, opts...)
+	_, err := migrationzk.ConditionalDelete(ctx, c.conn, "/moved", 0, opts...)
 	var ce *migrationzk.ConflictError
 	if !errors.As(err, &ce) || ce.CurrentVersion != 1 || !c.exists("/moved") {
 		t.Fatalf("err = %v, want conflict at version 1 and the znode kept", err)
 	}
-	if err := migrationzk.ConditionalDelete(ctx, c.conn, "/never", 0, opts...); err != nil {
+	if _, err := migrationzk.ConditionalDelete(ctx, c.conn, "/never", 0, opts...); err != nil {
 		t.Fatalf("delete of a missing znode: %v", err)
 	}
 }
@@ -264,14 +264,14 @@ func TestConditionalUpdateOfRoot(t *testing.T) {
 	c := newCluster(t)
 	c.create("/chroot", []byte("a"))
 	root := c.p("/chroot")
-	v, err := migrationzk.ConditionalUpdate(testContext(t), c.conn, "/", []byte("b"), 0, nil, migrationzk.WithRoot(root))
-	if err != nil || v != 1 {
-		t.Fatalf("version %d, %v", v, err)
+	res, err := migrationzk.ConditionalUpdate(testContext(t), c.conn, "/", []byte("b"), 0, nil, migrationzk.WithRoot(root))
+	if err != nil || res != (migrationzk.UpdateResult{Version: 1}) {
+		t.Fatalf("%+v, %v", res, err)
 	}
 	if data, _ := c.get("/chroot"); string(data) != "b" {
 		t.Fatalf("/chroot holds %q", data)
 	}
-	if err := migrationzk.ConditionalDelete(testContext(t), c.conn, "/", 1, migrationzk.WithRoot(root)); !errors.Is(err, migrationzk.ErrInvalidArgument) {
+	if _, err := migrationzk.ConditionalDelete(testContext(t), c.conn, "/", 1, migrationzk.WithRoot(root)); !errors.Is(err, migrationzk.ErrInvalidArgument) {
 		t.Fatalf("delete of the root: %v", err)
 	}
 }

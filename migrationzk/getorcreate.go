@@ -10,25 +10,60 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// GetOrCreate reads /migration, or creates it with initial when it does not
+// GetOrCreateResult is what a GetOrCreate found in /migration and whether
+// it wrote it.
+type GetOrCreateResult struct {
+	// Created is set when /migration did not exist and the call created
+	// it with the caller's State.
+	Created bool
+	// ReplacedEmpty is set when /migration held null or empty data and the
+	// call overwrote it with the caller's State.
+	ReplacedEmpty bool
+	// Stored is the checkpoint /migration held, when it held one (the call
+	// wrote nothing): as stored, with the KRaft controller id and epoch of
+	// the controller that wrote it last, which the returned State does not
+	// adopt. Nil when the call wrote /migration.
+	Stored *znode.Migration
+}
+
+// Wrote reports whether the call wrote /migration: created it or replaced
+// null or empty data.
+func (r GetOrCreateResult) Wrote() bool { return r.Created || r.ReplacedEmpty }
+
+// GetOrCreate reads /migration, or creates it with s when it does not
 // exist. A /migration holding null or empty data, as a security-migration
-// tool leaves it, is treated as absent and overwritten with initial at its
+// tool leaves it, is treated as absent and overwritten with s at its
 // current version; any other data that does not decode is reported as a
 // *DecodeError and left untouched.
 //
-// The returned State has the stored fields and znode version from
-// ZooKeeper and initial's ZkControllerEpoch and ZkControllerEpochZkVersion,
-// which are not stored there.
-func (w *Writer) GetOrCreate(ctx context.Context, initial State) (State, error) {
-	return w.do(ctx, "get or create", w.migrationPath, initial, migrationVersion, w.getOrCreate)
+// The returned State is s with the checkpoint's position from ZooKeeper
+// (KRaftMetadataOffset, KRaftMetadataEpoch), /migration's znode version and
+// modification time. It keeps s's identity (KRaftControllerID,
+// KRaftControllerEpoch), as it keeps s's ZooKeeper fence: the identity
+// comes from the caller's leadership claim, never from the controller that
+// wrote /migration last, which the result reports as Stored. /migration
+// names the new identity once the caller writes it, with Update or Apply;
+// Kafka 3.9 writes it right after claiming leadership.
+//
+// On a Writer that claimed leadership, s must carry the claim's identity
+// (see IdentityError).
+func (w *Writer) GetOrCreate(ctx context.Context, s State) (State, GetOrCreateResult, error) {
+	var res GetOrCreateResult
+	st, err := w.do(ctx, "get or create", w.migrationPath, s, migrationVersion, func(ctx context.Context, s State) (State, verdict, error) {
+		return w.getOrCreate(ctx, s, &res)
+	})
+	if err != nil {
+		return st, GetOrCreateResult{}, err
+	}
+	return st, res, nil
 }
 
 // maxCreateRounds bounds how often GetOrCreate reads again when /migration
 // changes between its read and its write.
 const maxCreateRounds = 100
 
-func (w *Writer) getOrCreate(ctx context.Context, initial State) (State, verdict, error) {
-	if err := initial.validate(); err != nil {
+func (w *Writer) getOrCreate(ctx context.Context, initial State, res *GetOrCreateResult) (State, verdict, error) {
+	if err := w.checkState(initial); err != nil {
 		return initial, verdictNotLanded, err
 	}
 	data := initial.migration().Encode()
@@ -37,7 +72,7 @@ func (w *Writer) getOrCreate(ctx context.Context, initial State) (State, verdict
 	}
 	r := w.exec.retrier()
 	for round := 0; round < maxCreateRounds; round++ {
-		st, v, err := w.getOrCreateOnce(ctx, r, initial, data)
+		st, v, err := w.getOrCreateOnce(ctx, r, initial, data, res)
 		if v != verdictReread {
 			return st, v, err
 		}
@@ -48,7 +83,8 @@ func (w *Writer) getOrCreate(ctx context.Context, initial State) (State, verdict
 // getOrCreateOnce reads /migration and creates it, or replaces null or
 // empty data, when there is nothing to read. verdictReread sends it round
 // again.
-func (w *Writer) getOrCreateOnce(ctx context.Context, r *retrier, initial State, data []byte) (State, verdict, error) {
+func (w *Writer) getOrCreateOnce(ctx context.Context, r *retrier, initial State, data []byte, res *GetOrCreateResult) (State, verdict, error) {
+	*res = GetOrCreateResult{}
 	// Sync first: after a session expired the client may talk to a member
 	// that lags, and a stale read would only cause a conflict later.
 	cur, err := w.reread(ctx, r, w.migrationPath)
@@ -60,7 +96,8 @@ func (w *Writer) getOrCreateOnce(ctx context.Context, r *retrier, initial State,
 		if err != nil {
 			return initial, verdictNotLanded, w.withPath(err, w.migrationPath)
 		}
-		st := initial.withMigration(m, cur.version, cur.mtime)
+		res.Stored = &m
+		st := initial.withPosition(m, cur.version, cur.mtime)
 		w.confirm(st, cur.data)
 		return st, verdictAcked, nil
 	}
@@ -69,8 +106,10 @@ func (w *Writer) getOrCreateOnce(ctx context.Context, r *retrier, initial State,
 	if cur.exists {
 		w.exec.opts.logger.Warn("migration znode holds no data; writing the initial state", "path", w.migrationPath, "version", cur.version)
 		st, v, err = w.replaceEmpty(ctx, r, initial, data, cur.version)
+		res.ReplacedEmpty = true
 	} else {
 		st, v, err = w.createInitial(ctx, r, initial, data)
+		res.Created = true
 	}
 	if err != nil || v == verdictReread {
 		return initial, v, err

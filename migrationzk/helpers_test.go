@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -78,7 +79,7 @@ func (c *cluster) create(path string, data []byte) {
 }
 
 func (c *cluster) writer(opts ...migrationzk.Option) *migrationzk.Writer {
-	return migrationzk.New(c.conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...)
+	return must.Get(migrationzk.New(c.conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...))
 }
 
 // get reads a znode through the admin session, after a sync.
@@ -131,7 +132,7 @@ func (c *cluster) start(w *migrationzk.Writer) migrationzk.State {
 	if err != nil {
 		c.t.Fatalf("ClaimLeadership: %v", err)
 	}
-	s, err = w.GetOrCreate(ctx, s)
+	s, _, err = w.GetOrCreate(ctx, s)
 	if err != nil {
 		c.t.Fatalf("GetOrCreate: %v", err)
 	}

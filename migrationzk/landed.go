@@ -121,7 +121,7 @@ func replaceVerdict(in intent, cur znodeState, resent bool) verdict {
 // writer moved it.
 func (w *Writer) transactionVerdict(s State, mine intent, fence int32, cur, epoch znodeState) (verdict, error) {
 	if fence >= 0 && (!epoch.exists || epoch.version != fence) {
-		return verdictNotLanded, &FencedError{Path: w.epochPath, Reason: fmt.Sprintf("version %d, expected %d: another controller was elected", epoch.version, fence)}
+		return verdictNotLanded, &FencedError{Path: znode.ControllerEpochPath, Reason: fmt.Sprintf("version %d, expected %d: another controller was elected", epoch.version, fence)}
 	}
 	ok, cerr := holds(mine, cur)
 	switch {
@@ -145,7 +145,7 @@ func (w *Writer) migrationConflict(s State, cur znodeState, cerr error) error {
 		return ce
 	}
 	if m.KRaftControllerEpoch > s.KRaftControllerEpoch {
-		return &FencedError{Path: w.migrationPath, Reason: fmt.Sprintf(
+		return &FencedError{Path: znode.MigrationPath, Reason: fmt.Sprintf(
 			"written by KRaft controller %d with epoch %d, newer than ours (%d)", m.KRaftControllerID, m.KRaftControllerEpoch, s.KRaftControllerEpoch)}
 	}
 	current := s.withMigration(m, cur.version, cur.mtime)
@@ -355,7 +355,7 @@ func (w *Writer) claimRefusal(ctl znode.Controller, ours int32) error {
 	if !ctl.IsKRaft() || ctl.KRaftControllerEpoch < ours {
 		return nil
 	}
-	return &FencedError{Path: w.controllerPath, Reason: fmt.Sprintf(
+	return &FencedError{Path: znode.ControllerPath, Reason: fmt.Sprintf(
 		"KRaft controller %d holds it with epoch %d; ours is %d", ctl.BrokerID, ctl.KRaftControllerEpoch, ours)}
 }
 

@@ -57,9 +57,19 @@ func TestLanded(t *testing.T) {
 	}
 }
 
+// newTestWriter returns a Writer without a connection, for the rules that
+// need none.
+func newTestWriter() *Writer {
+	w, err := New(sessionConn{})
+	if err != nil {
+		panic(err)
+	}
+	return w
+}
+
 // transactionLanded applies the rule for a fenced /migration write.
 func transactionLanded(mig intent, cur znodeState, fence int32, epoch znodeState) (bool, error) {
-	v, err := New(nil).transactionVerdict(InitialState(), mig, fence, cur, epoch)
+	v, err := newTestWriter().transactionVerdict(InitialState(), mig, fence, cur, epoch)
 	return v == verdictLanded, err
 }
 

@@ -10,6 +10,17 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
+// BackOff is a retry policy: how long to pause before each retry of a
+// streak of failed attempts. cenkalti/backoff v4's BackOff satisfies it.
+type BackOff interface {
+	// NextBackOff returns the pause before the next retry, or a negative
+	// duration (backoff.Stop, which is -1) to give up.
+	NextBackOff() time.Duration
+	// Reset starts the policy over; it is called at the start of every
+	// streak of failed attempts.
+	Reset()
+}
+
 // DefaultMaxRequestBytes is the default limit on the size of one request:
 // ZooKeeper's default jute.maxbuffer (1,048,575 bytes) less a margin. A
 // server closes the connection on a larger request, which a client cannot
@@ -17,11 +28,13 @@ import (
 // are sent.
 const DefaultMaxRequestBytes = 1048575 - 1024
 
-// Option configures a Writer or a ConditionalUpdate call.
+// Option configures a Writer or a ConditionalUpdate call. An invalid
+// option makes New, ConditionalUpdate and ConditionalDelete fail with an
+// error wrapping ErrInvalidArgument; no option silently means its default.
 type Option func(*options)
 
 type options struct {
-	newBackOff      func() backoff.BackOff
+	newBackOff      func() BackOff
 	logger          *slog.Logger
 	root            string
 	maxRequestBytes int
@@ -46,12 +59,25 @@ func defaultOptions() options {
 	}
 }
 
-func buildOptions(opts []Option) options {
+// buildOptions applies opts over the defaults and returns the first
+// invalid one's error.
+func buildOptions(opts []Option) (options, error) {
 	o := defaultOptions()
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			o.fail(invalidf("option %d is nil", i))
+			continue
+		}
 		opt(&o)
 	}
-	return o
+	return o, o.err
+}
+
+// fail records err, unless an earlier option failed already.
+func (o *options) fail(err error) {
+	if o.err == nil {
+		o.err = err
+	}
 }
 
 // defaultBackOff paces retries after a lost connection: quick at first,
@@ -59,7 +85,7 @@ func buildOptions(opts []Option) options {
 // first retry of a streak of failed attempts does not pause (see
 // retrier.wait). The context, not the policy, bounds how long a call keeps
 // trying.
-func defaultBackOff() backoff.BackOff {
+func defaultBackOff() BackOff {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 2 * time.Millisecond
 	b.Multiplier = 2
@@ -76,13 +102,14 @@ func defaultBackOff() backoff.BackOff {
 // answers a request. Each retry waits for the client to hold a session
 // again, after the policy's pause, except the first of a streak: that one
 // goes out as soon as the session is back. When the policy gives up
-// (backoff.Stop) the call returns: ErrOutcomeUnknown when a write's outcome
-// is unknown, otherwise the last connection error. The default retries
-// until the context ends.
-func WithBackOff(newBackOff func() backoff.BackOff) Option {
+// (NextBackOff returns a negative duration, such as backoff.Stop) the call
+// returns: ErrOutcomeUnknown when a write's outcome is unknown, otherwise
+// the last connection error; a nil policy gives up at once. A nil function
+// is invalid. The default retries until the context ends.
+func WithBackOff(newBackOff func() BackOff) Option {
 	return func(o *options) {
 		if newBackOff == nil {
-			o.err = invalidf("WithBackOff(nil)")
+			o.fail(invalidf("WithBackOff(nil)"))
 			return
 		}
 		o.newBackOff = newBackOff
@@ -90,28 +117,32 @@ func WithBackOff(newBackOff func() backoff.BackOff) Option {
 }
 
 // WithLogger sets the logger. Records carry the attributes path,
-// expected_version, version, outcome and attempt. The default discards.
+// expected_version, version, outcome and attempt. The default discards;
+// WithLogger(nil) is invalid.
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) {
-		if l != nil {
-			o.logger = l
+		if l == nil {
+			o.fail(invalidf("WithLogger(nil)"))
+			return
 		}
+		o.logger = l
 	}
 }
 
 // WithRoot sets the chroot Kafka runs under, such as "/kafka". It prefixes
 // every path: /migration, /controller_epoch, /controller and every op's
-// path.
+// path. It must be a valid absolute znode path, or "" or "/" for
+// ZooKeeper's own root (no chroot, as a zookeeper.connect without one),
+// the default.
 func WithRoot(root string) Option {
 	return func(o *options) {
-		if root == "/" {
-			root = ""
+		if root == "/" || root == "" {
+			o.root = ""
+			return
 		}
-		if root != "" {
-			if err := validatePath(root); err != nil {
-				o.err = invalidf("root %q: %v", root, err)
-				return
-			}
+		if err := validatePath(root); err != nil {
+			o.fail(invalidf("root %q: %v", root, err))
+			return
 		}
 		o.root = root
 	}
@@ -123,7 +154,7 @@ func WithRoot(root string) Option {
 func WithMaxRequestBytes(n int) Option {
 	return func(o *options) {
 		if n < 1024 {
-			o.err = invalidf("WithMaxRequestBytes(%d): must be at least 1024", n)
+			o.fail(invalidf("WithMaxRequestBytes(%d): must be at least 1024", n))
 			return
 		}
 		o.maxRequestBytes = n
@@ -158,12 +189,20 @@ func WithRollbackSafeEpochs() Option {
 }
 
 // WithACL sets the ACL of every znode the Writer creates. The default is
-// zk.WorldACL(zk.PermAll), as Kafka uses without zookeeper.set.acl.
+// zk.WorldACL(zk.PermAll), as Kafka uses without zookeeper.set.acl. An
+// empty ACL, or an entry without a scheme or with permissions outside
+// zk.PermAll, is invalid.
 func WithACL(acl []zk.ACL) Option {
 	return func(o *options) {
 		if len(acl) == 0 {
-			o.err = invalidf("WithACL: empty ACL")
+			o.fail(invalidf("WithACL: empty ACL"))
 			return
+		}
+		for i, a := range acl {
+			if a.Scheme == "" || a.Perms&^zk.PermAll != 0 {
+				o.fail(invalidf("WithACL: entry %d (scheme %q, perms %d): needs a scheme and permissions within zk.PermAll", i, a.Scheme, a.Perms))
+				return
+			}
 		}
 		acl := append([]zk.ACL(nil), acl...)
 		o.aclPolicy = func(string) []zk.ACL { return acl }

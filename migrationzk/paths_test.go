@@ -3,6 +3,7 @@ package migrationzk_test
 import (
 	"testing"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -14,7 +15,7 @@ import (
 func TestCreateTopLevelPaths(t *testing.T) {
 	c := newCluster(t)
 	root := c.p("/fresh/kafka")
-	w := migrationzk.New(c.conn, migrationzk.WithRoot(root))
+	w := must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(root)))
 	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpCreate, Path: "/config/changes"})
 	if err := w.CreateTopLevelPaths(testContext(t)); err != nil {
 		t.Fatal(err)

@@ -16,32 +16,47 @@ import (
 
 // quickStart is the README's quick start. TestQuickStartInReadme keeps the
 // two the same.
-func quickStart(ctx context.Context, conn *zk.Conn, root string) error {
-	w := migrationzk.New(conn, migrationzk.WithRoot(root))
+func quickStart(ctx context.Context, conn *zk.Conn, root string, id, epoch int32) error {
+	w, err := migrationzk.New(conn, migrationzk.WithRoot(root))
+	if err != nil {
+		return err // an invalid option
+	}
 
 	// Kafka's chroot and persistent paths must exist: create what is missing.
 	if err := w.CreateTopLevelPaths(ctx); err != nil {
 		return err
 	}
 
-	// Become the active controller: KRaft controller 3000, KRaft epoch 7.
-	// The State returned fences every later write.
+	// Become the active controller: KRaft controller id, in KRaft epoch
+	// epoch (the leader epoch of the KRaft quorum). The State returned
+	// fences every later write, and the Writer writes only under this
+	// identity.
 	s := migrationzk.InitialState()
-	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
-	s, err := w.ClaimLeadership(ctx, s)
+	s.KRaftControllerID, s.KRaftControllerEpoch = id, epoch
+	s, err = w.ClaimLeadership(ctx, s)
 	if err != nil {
 		return err
 	}
-	// Read the checkpoint, or create it.
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	// Read the checkpoint, or create it. s keeps this controller's identity;
+	// found.Stored says which controller wrote /migration last.
+	s, found, err := w.GetOrCreate(ctx, s)
+	if err != nil {
 		return err
+	}
+	if found.Stored != nil && found.Stored.KRaftControllerID != id {
+		log.Printf("taking over from KRaft controller %d (epoch %d)", found.Stored.KRaftControllerID, found.Stored.KRaftControllerEpoch)
+	}
+	// Name this controller in /migration at once, as Kafka does after its
+	// claim: the checkpoint stays where it is.
+	if s, err = w.Update(ctx, s); err != nil {
+		return handle(err)
 	}
 
 	// Mirror a KRaft delta in one fenced transaction; it moves the
 	// checkpoint to offset 42 only if every op is in.
 	topic := []byte(`{"partitions":{"0":[1,2,3]},"topic_id":"ASNFZ4mrze_-3LqYdlQyEA","adding_replicas":{},"removing_replicas":{},"version":3}`)
 	state := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
-	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 42, 7
+	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 42, epoch
 	s, results, err := w.Apply(ctx, s,
 		migrationzk.Create("/brokers/topics/orders", topic),
 		migrationzk.Create("/brokers/topics/orders/partitions", nil),
@@ -71,8 +86,11 @@ func handle(err error) error {
 	case errors.Is(err, migrationzk.ErrFenced):
 		// Another controller took over: this Writer is retired. Step down.
 	case errors.As(err, &conflict):
-		// Another writer moved /migration (conflict.CurrentVersion):
-		// reload it with GetOrCreate before writing again.
+		// Another writer moved /migration (conflict.CurrentVersion, and
+		// conflict.Current names it): reload with GetOrCreate, passing the
+		// State of this tenure, before writing again. The reloaded State
+		// keeps this controller's identity; never write one taken from
+		// /migration or from conflict.Current.
 	case errors.Is(err, migrationzk.ErrOutcomeUnknown):
 		// The context ended before the outcome was known: calling again
 		// with the same arguments is safe and tells which it was.
@@ -86,15 +104,41 @@ func handle(err error) error {
 func TestQuickStart(t *testing.T) {
 	c := newCluster(t)
 	root := c.p("/quickstart/kafka")
-	if err := quickStart(testContext(t), c.conn, root); err != nil {
+	if err := quickStart(testContext(t), c.conn, root, 3000, 7); err != nil {
 		t.Fatal(err)
 	}
-	if err := quickStart(testContext(t), c.conn, root); err != nil {
+	if err := quickStart(testContext(t), c.conn, root, 3000, 7); err != nil {
 		t.Fatalf("second run: %v", err)
 	}
 	m, _ := (&cluster{t: t, admin: c.admin, root: root}).migration()
-	if m.KRaftMetadataOffset != 43 {
+	if m != (znode.Migration{KRaftMetadataOffset: 43, KRaftControllerID: 3000, KRaftMetadataEpoch: 7, KRaftControllerEpoch: 7}) {
 		t.Fatalf("checkpoint %+v", m)
+	}
+}
+
+// Fault: none. The quick start run by a controller that takes over from
+// another: KRaft controller 3000 (epoch 7), then 3001 (epoch 8) on a
+// session of its own. /migration names the one that took over, and
+// /controller agrees with it.
+func TestQuickStartTakeover(t *testing.T) {
+	c := newCluster(t)
+	root := c.p("/quickstart/kafka")
+	at := &cluster{t: t, admin: c.admin, root: root}
+	if err := quickStart(testContext(t), c.conn, root, 3000, 7); err != nil {
+		t.Fatal(err)
+	}
+	second := c.srv.Connect(t)
+	if err := quickStart(testContext(t), second, root, 3001, 8); err != nil {
+		t.Fatalf("the controller that takes over: %v", err)
+	}
+	m, _ := at.migration()
+	if m != (znode.Migration{KRaftMetadataOffset: 43, KRaftControllerID: 3001, KRaftMetadataEpoch: 8, KRaftControllerEpoch: 8}) {
+		t.Fatalf("/migration %+v, want it to name KRaft controller 3001 in epoch 8", m)
+	}
+	data, _ := at.get("/controller")
+	ctl, err := znode.DecodeController(data)
+	if err != nil || ctl.BrokerID != 3001 || ctl.KRaftControllerEpoch != 8 {
+		t.Fatalf("/controller %+v, %v", ctl, err)
 	}
 }
 

@@ -25,9 +25,6 @@ type Znode struct {
 // connections: what ZooKeeper holds after every write committed before the
 // call. A missing znode reads as Exists false, not as an error.
 func (w *Writer) Read(ctx context.Context, paths ...string) ([]Znode, error) {
-	if err := w.exec.opts.err; err != nil {
-		return nil, err
-	}
 	full, err := w.fullPaths(paths)
 	if err != nil || len(full) == 0 {
 		return nil, err
@@ -63,9 +60,6 @@ type Listing struct {
 // retrying over lost connections. A missing znode has no children and
 // reports Exists false, not an error.
 func (w *Writer) Children(ctx context.Context, paths ...string) ([]Listing, error) {
-	if err := w.exec.opts.err; err != nil {
-		return nil, err
-	}
 	full, err := w.fullPaths(paths)
 	if err != nil || len(full) == 0 {
 		return nil, err

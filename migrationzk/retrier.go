@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -14,10 +13,10 @@ type retrier struct {
 	conn Conn
 	// newBackOff makes the retry policy, at the first wait: most calls
 	// never wait.
-	newBackOff func() backoff.BackOff
+	newBackOff func() BackOff
 	// policy paces a streak of failed attempts, counted by streak, and
 	// restarts when ZooKeeper answers.
-	policy backoff.BackOff
+	policy BackOff
 	streak int
 	// expired counts consecutive replies saying the session expired.
 	expired int
@@ -80,13 +79,15 @@ func (r *retrier) wait(ctx context.Context, err error) error {
 func (r *retrier) pause(ctx context.Context) error {
 	r.streak++
 	if r.policy == nil {
-		r.policy = r.newBackOff()
+		if r.policy = r.newBackOff(); r.policy == nil {
+			return errGaveUp
+		}
 	}
 	if r.streak == 1 {
 		r.policy.Reset()
 	}
 	d := r.policy.NextBackOff()
-	if d == backoff.Stop {
+	if d < 0 { // backoff.Stop
 		return errGaveUp
 	}
 	if r.streak > 1 {

@@ -21,10 +21,14 @@ func (sessionConn) State() zk.State { return zk.StateHasSession }
 // hour, so a pause shows as the context ending.
 func TestRetrierPausesFromTheSecondRetryOfAStreak(t *testing.T) {
 	var made, resets int
-	x := &executor{conn: sessionConn{}, opts: buildOptions([]Option{WithBackOff(func() backoff.BackOff {
+	opts, err := buildOptions([]Option{WithBackOff(func() BackOff {
 		made++
 		return &countingBackOff{BackOff: backoff.NewConstantBackOff(time.Hour), resets: &resets}
-	})})}
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &executor{conn: sessionConn{}, opts: opts}
 	r := x.retrier()
 	short := func() context.Context {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)

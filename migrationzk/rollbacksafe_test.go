@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -98,7 +99,7 @@ func TestRollbackSafeClaim(t *testing.T) {
 			}
 			c.epochAt(tc.wantEpoch, tc.seedVersion+1)
 			c.checkClaimed(s)
-			s, err = w.GetOrCreate(testContext(t), s)
+			s, _, err = w.GetOrCreate(testContext(t), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +131,7 @@ func TestRollbackSafeClaimFaults(t *testing.T) {
 			}
 			c.epochAt(farKRaftEpoch, 1)
 			c.checkClaimed(s)
-			s, err = w.GetOrCreate(testContext(t), s)
+			s, _, err = w.GetOrCreate(testContext(t), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +179,7 @@ func (c *cluster) rivalClaim(id, epoch int32) {
 	s.KRaftControllerID, s.KRaftControllerEpoch = id, epoch
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	w := migrationzk.New(c.admin, migrationzk.WithRoot(c.root), migrationzk.WithRollbackSafeEpochs())
+	w := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root), migrationzk.WithRollbackSafeEpochs()))
 	if _, err := w.ClaimLeadership(ctx, s); err != nil {
 		c.t.Errorf("rival claim by %d epoch %d: %v", id, epoch, err)
 	}
@@ -246,7 +247,7 @@ func TestRollbackSafeClaimRace(t *testing.T) {
 			c.epochAt(tc.wantEpoch, tc.wantVersion)
 			if tc.refused {
 				var fe *migrationzk.FencedError
-				if !errors.As(err, &fe) || fe.Path != c.p("/controller") {
+				if !errors.As(err, &fe) || fe.Path != "/controller" {
 					t.Fatalf("err = %v, want fenced by /controller", err)
 				}
 				return

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
@@ -26,7 +27,7 @@ func TestKafkaSecureACLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := c.p("/secure")
-	w := migrationzk.New(c.conn, migrationzk.WithRoot(root), migrationzk.WithKafkaSecureACLs())
+	w := must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(root), migrationzk.WithKafkaSecureACLs()))
 	if err := w.CreateTopLevelPaths(testContext(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestNotAuthorized(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := c.p("/secure")
-	ownerW := migrationzk.New(owner, migrationzk.WithRoot(root), migrationzk.WithKafkaSecureACLs())
+	ownerW := must.Get(migrationzk.New(owner, migrationzk.WithRoot(root), migrationzk.WithKafkaSecureACLs()))
 	if err := ownerW.CreateTopLevelPaths(testContext(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestNotAuthorized(t *testing.T) {
 	if err := c.conn.AddAuth("digest", []byte("kafka:wrong")); err != nil {
 		t.Fatalf("AddAuth with a wrong password: %v", err)
 	}
-	w := migrationzk.New(c.conn, migrationzk.WithRoot(root))
+	w := must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(root)))
 	err := w.CheckCredentials(testContext(t), "/brokers/topics")
 	var nae *migrationzk.NotAuthorizedError
 	if !errors.As(err, &nae) || nae.Path != root+"/brokers/topics" || nae.Op != "setData" {

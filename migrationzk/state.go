@@ -60,13 +60,20 @@ func (s State) migration() znode.Migration {
 	}
 }
 
-// withMigration returns s with the stored fields from m and the znode
-// facts from version and mtime (milliseconds).
+// withMigration returns s with every stored field from m, the identity
+// included, and the znode facts from version and mtime (milliseconds).
 func (s State) withMigration(m znode.Migration, version int32, mtime int64) State {
-	s.KRaftMetadataOffset = m.KRaftMetadataOffset
 	s.KRaftControllerID = m.KRaftControllerID
-	s.KRaftMetadataEpoch = m.KRaftMetadataEpoch
 	s.KRaftControllerEpoch = m.KRaftControllerEpoch
+	return s.withPosition(m, version, mtime)
+}
+
+// withPosition returns s with the checkpoint's position from m (offset and
+// metadata epoch, not the controller's identity) and the znode facts from
+// version and mtime (milliseconds).
+func (s State) withPosition(m znode.Migration, version int32, mtime int64) State {
+	s.KRaftMetadataOffset = m.KRaftMetadataOffset
+	s.KRaftMetadataEpoch = m.KRaftMetadataEpoch
 	s.MigrationZkVersion = version
 	s.LastUpdated = time.UnixMilli(mtime)
 	s.Recovered = false

@@ -48,7 +48,7 @@ func writePaths() []writePath {
 	return []writePath{
 		{name: "GetOrCreate", op: zktest.OpCreate, path: "/migration",
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, _ migrationzk.State) error {
-				_, err := w.GetOrCreate(ctx, kraft())
+				_, _, err := w.GetOrCreate(ctx, kraft())
 				return err
 			}},
 		{name: "ClaimLeadership", op: zktest.OpMulti, path: "/controller",

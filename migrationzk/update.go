@@ -23,7 +23,8 @@ import (
 // with the version ZooKeeper holds, or a *FencedError when another
 // controller took over (the Writer is then retired). If ctx ends while the
 // outcome is unknown the error is ErrOutcomeUnknown, and calling Update
-// again with the same s is safe.
+// again with the same s is safe. On a Writer that claimed leadership, s
+// must name the claim's controller and KRaft epoch (see IdentityError).
 func (w *Writer) Update(ctx context.Context, s State) (State, error) {
 	return w.do(ctx, "checkpoint", w.migrationPath, s, migrationVersion, w.update)
 }
@@ -63,7 +64,7 @@ type checkpoint struct {
 
 // newCheckpoint checks s and sizes its write.
 func (w *Writer) newCheckpoint(s State) (*checkpoint, error) {
-	if err := s.validate(); err != nil {
+	if err := w.checkState(s); err != nil {
 		return nil, err
 	}
 	if s.MigrationZkVersion < 0 {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -31,6 +33,9 @@ type Writer struct {
 
 	fenced    atomic.Pointer[FencedError]
 	confirmed atomic.Int64
+	// claimed is the identity of the last leadership claim that
+	// succeeded; nil before one.
+	claimed atomic.Pointer[Identity]
 
 	mu sync.Mutex
 	// last is the /migration content this Writer last confirmed, used as
@@ -49,17 +54,32 @@ type Writer struct {
 }
 
 // New returns a Writer that writes through conn, a *zk.Conn or anything
-// with the same methods.
-func New(conn Conn, opts ...Option) *Writer {
+// with the same methods. A nil conn or an invalid option fails it with an
+// error wrapping ErrInvalidArgument that names the option: no option
+// silently means its default.
+func New(conn Conn, opts ...Option) (*Writer, error) {
+	if isNilConn(conn) {
+		return nil, invalidf("New: nil Conn")
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	w := &Writer{}
-	w.exec = executor{conn: conn, opts: buildOptions(opts), stats: &w.counters}
+	w.exec = executor{conn: conn, opts: o, stats: &w.counters}
 	root := w.exec.opts.root
 	w.migrationPath = root + znode.MigrationPath
 	w.epochPath = root + znode.ControllerEpochPath
 	w.controllerPath = root + znode.ControllerPath
 	w.confirmed.Store(-1)
 	w.last.version = -1
-	return w
+	return w, nil
+}
+
+// isNilConn reports whether conn is nil, or a nil *zk.Conn.
+func isNilConn(conn Conn) bool {
+	c, ok := conn.(*zk.Conn)
+	return conn == nil || (ok && c == nil)
 }
 
 // Stats returns a snapshot of the Writer's counters.
@@ -79,11 +99,8 @@ func (w *Writer) Retired() (bool, error) {
 	return false, nil
 }
 
-// begin refuses a call on a misconfigured or retired Writer.
+// begin refuses a call on a retired Writer.
 func (w *Writer) begin() error {
-	if w.exec.opts.err != nil {
-		return w.exec.opts.err
-	}
 	if f := w.fenced.Load(); f != nil {
 		return fmt.Errorf("%w: %v", ErrRetired, f)
 	}
@@ -100,7 +117,7 @@ func (w *Writer) finish(start time.Time, call, path string, expected, version in
 	switch {
 	case errors.As(err, &f):
 		w.fenced.CompareAndSwap(nil, f)
-		log.Warn(call+": fenced; writer retired", "path", f.Path, "expected_version", expected, "outcome", o.String(), "reason", f.Reason)
+		log.Warn(call+": fenced; writer retired", "path", w.exec.opts.root+f.Path, "expected_version", expected, "outcome", o.String(), "reason", f.Reason)
 	case err != nil:
 		log.Warn(call+" failed", "path", path, "expected_version", expected, "outcome", o.String(), "error", err)
 	default:
@@ -142,8 +159,8 @@ func (w *Writer) lastConfirmed(version int32) ([]byte, bool) {
 	return w.last.data, true
 }
 
-// do runs one write call: it refuses the call on a misconfigured or retired
-// Writer, then records and logs its outcome. On error it returns s.
+// do runs one write call: it refuses the call on a retired Writer, then
+// records and logs its outcome. On error it returns s.
 func (w *Writer) do(ctx context.Context, call, path string, s State, version func(State) int32,
 	fn func(context.Context, State) (State, verdict, error)) (State, error) {
 	start := time.Now()

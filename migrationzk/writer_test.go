@@ -30,7 +30,7 @@ func TestHappyPath(t *testing.T) {
 		t.Fatalf("/controller = %+v, %v", ctl, err)
 	}
 
-	s, err = w.GetOrCreate(ctx, s)
+	s, _, err = w.GetOrCreate(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestHappyPath(t *testing.T) {
 	}
 
 	// GetOrCreate on an existing /migration reads it.
-	again, err := w.GetOrCreate(ctx, s)
+	again, _, err := w.GetOrCreate(ctx, s)
 	if err != nil || again.MigrationZkVersion != s.MigrationZkVersion || again.KRaftMetadataOffset != 300 {
 		t.Fatalf("GetOrCreate existing: %+v, %v", again, err)
 	}
@@ -203,14 +203,14 @@ func TestUpdateFencedThenRetired(t *testing.T) {
 	s.KRaftMetadataOffset = 800
 	_, err := w.Update(testContext(t), s)
 	var fe *migrationzk.FencedError
-	if !errors.Is(err, migrationzk.ErrFenced) || !errors.As(err, &fe) || fe.Path != c.p("/controller_epoch") {
+	if !errors.Is(err, migrationzk.ErrFenced) || !errors.As(err, &fe) || fe.Path != "/controller_epoch" {
 		t.Fatalf("err = %v, want ErrFenced by /controller_epoch", err)
 	}
 	c.faults.ResetCounts()
 	for name, call := range map[string]func() error{
 		"Update":      func() error { _, err := w.Update(testContext(t), s); return err },
 		"Apply":       func() error { _, _, err := w.Apply(testContext(t), s, topicOps("x", 1)...); return err },
-		"GetOrCreate": func() error { _, err := w.GetOrCreate(testContext(t), s); return err },
+		"GetOrCreate": func() error { _, _, err := w.GetOrCreate(testContext(t), s); return err },
 		"Claim":       func() error { _, err := w.ClaimLeadership(testContext(t), s); return err },
 		"Release":     func() error { _, err := w.ReleaseLeadership(testContext(t), s); return err },
 	} {
@@ -242,7 +242,7 @@ func TestUpdateFencedByNewerMigration(t *testing.T) {
 	s.ZkControllerEpochZkVersion = -1 // unfenced: only /migration can tell
 	_, err := w.Update(testContext(t), s)
 	var fe *migrationzk.FencedError
-	if !errors.As(err, &fe) || fe.Path != c.p("/migration") {
+	if !errors.As(err, &fe) || fe.Path != "/migration" {
 		t.Fatalf("err = %v, want fenced by /migration", err)
 	}
 }
@@ -260,7 +260,7 @@ func TestGetOrCreateFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.faults.Arm(zktest.Fault{Action: action, Op: zktest.OpCreate, Path: c.p("/migration")})
-			s, err = w.GetOrCreate(ctx, s)
+			s, _, err = w.GetOrCreate(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -96,6 +96,33 @@ func TestStatus(t *testing.T) {
 		}
 	})
 
+	// A KRaft controller that took over holds /controller while
+	// /migration still names its predecessor, by id or by epoch: flagged.
+	// A ZooKeeper-mode broker beside a KRaft checkpoint is not this
+	// problem (the rolled-back case below).
+	for _, tc := range []struct {
+		name      string
+		id, epoch int32
+	}{{"other-controller", 3001, 8}, {"same-id-newer-epoch", 3000, 8}} {
+		t.Run("identity-"+tc.name, func(t *testing.T) {
+			c := newCluster(t, srv, admin, "identity-"+tc.name)
+			c.seedKafka(43, uniform("orders", 3, 7))
+			c.kraftController(tc.id, tc.epoch)
+			c.migration(checkpoint(1234, 3000, 7))
+			r := c.run("status")
+			wantCode(t, r, exitProblem)
+			wantOutput(t, r, fmt.Sprintf("Problem: %s/controller names KRaft controller %d (epoch %d), but %s/migration names KRaft controller 3000 (epoch 7)",
+				c.root, tc.id, tc.epoch, c.root))
+			r = c.run("--output", "json", "status")
+			wantCode(t, r, exitProblem)
+			var out statusReport
+			r.decode(t, &out)
+			if len(out.Problems) != 1 || !strings.Contains(out.Problems[0], "under its own identity") {
+				t.Fatalf("problems %q", out.Problems)
+			}
+		})
+	}
+
 	t.Run("zookeeper-mode", func(t *testing.T) {
 		c := newCluster(t, srv, admin, "zkmode")
 		c.seedKafka(5, uniform("orders", 3, 5))
@@ -460,7 +487,7 @@ func TestRepairNullMigration(t *testing.T) {
 
 			r = c.run("--output", "json", "repair-null-migration", "--apply")
 			wantCode(t, r, exitOK)
-			if want := fmt.Sprintf("write 1/1: set %s/migration at version 0 from %s data to %q\nwrite 1/1: ok\n", c.root, tc.name, initial); !strings.Contains(r.stderr, want) {
+			if want := fmt.Sprintf("write 1/1: set %s/migration at version 0 from %s data to %q\nwrite 1/1: ok, now version 1\n", c.root, tc.name, initial); !strings.Contains(r.stderr, want) {
 				t.Fatalf("stderr lacks the write %q:\n%s", want, r)
 			}
 			var out repairReport

@@ -37,6 +37,11 @@ func (a *app) checkGlobals() error {
 		return err
 	}
 	a.digest = creds
+	enc, err := a.readPasswordEncoder()
+	if err != nil {
+		return err
+	}
+	a.passwords = enc
 	return nil
 }
 

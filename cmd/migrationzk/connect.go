@@ -57,9 +57,12 @@ func (a *app) connect(ctx context.Context) (*zk.Conn, error) {
 // metadata is found under the root.
 func (a *app) preflight(ctx context.Context, conn *zk.Conn) error {
 	if a.digest != nil {
-		w := migrationzk.New(conn, migrationzk.WithRoot(a.g.root))
+		w, err := a.newWriter(conn)
+		if err != nil {
+			return err
+		}
 		cctx, cancel := a.step(ctx)
-		err := w.CheckCredentials(cctx)
+		err = w.CheckCredentials(cctx)
 		cancel()
 		if errors.Is(err, migrationzk.ErrNotAuthorized) {
 			return &credentialsError{user: a.digest.user, source: a.digest.source, err: err}

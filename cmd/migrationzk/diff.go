@@ -95,12 +95,14 @@ func (a *app) diff(ctx context.Context, from, to string) int {
 }
 
 // loadImage reads the image side names: the live cluster, or an export
-// file.
+// file; redacted, as exports are, so that both sides compare alike.
 func (a *app) loadImage(ctx context.Context, side string) (dualwrite.Image, error) {
+	read := func() (dualwrite.Image, error) { return readImageFile(side) }
 	if side == liveSide {
-		return a.readLive(ctx)
+		read = func() (dualwrite.Image, error) { return a.readLive(ctx) }
 	}
-	return readImageFile(side)
+	img, err := read()
+	return redactImage(img), err
 }
 
 // diffImages compares two images: the report, and the plan that makes

@@ -37,6 +37,7 @@ func (a *app) export(ctx context.Context, file string) int {
 		a.warn(err)
 		return exitError
 	}
+	img = redactImage(img)
 	if file == "" {
 		if err := img.WriteJSON(a.stdout); err != nil {
 			a.warn(fmt.Errorf("write the image: %w", err))

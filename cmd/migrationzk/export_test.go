@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
@@ -28,12 +29,13 @@ type mirror struct {
 }
 
 // mirrorAs3000 claims the cluster as KRaft controller 3000 with epoch 7 and
-// returns its mirror; the cluster must hold /controller_epoch.
-func (c *cluster) mirrorAs3000() *mirror {
+// returns its mirror, a client with opts; the cluster must hold
+// /controller_epoch.
+func (c *cluster) mirrorAs3000(opts ...dualwrite.Option) *mirror {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	w := migrationzk.New(c.admin, migrationzk.WithRoot(c.root))
+	w := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root)))
 	if err := w.CreateTopLevelPaths(ctx); err != nil {
 		c.t.Fatal(err)
 	}
@@ -43,10 +45,10 @@ func (c *cluster) mirrorAs3000() *mirror {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		c.t.Fatal(err)
 	}
-	return &mirror{t: c.t, c: dualwrite.New(w), s: s}
+	return &mirror{t: c.t, c: must.Get(dualwrite.New(w, opts...)), s: s}
 }
 
 // do applies one change, the checkpoint moved one offset on.

@@ -169,3 +169,27 @@ func TestCommas(t *testing.T) {
 		}
 	}
 }
+
+// TestRepairNullMigrationLostAck runs repair-null-migration --apply with
+// its client dialling through a FaultDialer.
+// Fault: the reply to the /migration setData is dropped after the server
+// applied it. The tool reports the write as recovered, from what
+// GetOrCreate returned, and /migration holds the initial state once.
+func TestRepairNullMigrationLostAck(t *testing.T) {
+	srv := zktest.Start(t)
+	admin := srv.Connect(t)
+	c := newCluster(t, srv, admin, "repair-lost-ack")
+	c.seedKafka(43)
+	c.migration(nil)
+	faults := zktest.NewFaultDialer(t)
+	armed := faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: c.root + znode.MigrationPath})
+	r := c.runInProcess(false, []zkconn.Option{zkconn.WithDialer(faults.Dial)}, "repair-null-migration", "--apply")
+	wantCode(t, r, exitOK)
+	if !armed.HasFired() {
+		t.Fatal("the fault did not fire")
+	}
+	if want := "write 1/1: recovered: the acknowledgement was lost and a reread showed the write at version 1\n"; !strings.Contains(r.stderr, want) {
+		t.Fatalf("stderr lacks %q:\n%s", want, r)
+	}
+	c.unchanged(znode.MigrationPath, znode.InitialMigration().Encode(), 1)
+}

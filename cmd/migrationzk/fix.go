@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -290,9 +289,8 @@ func (a *app) applySet(ctx context.Context, conn *zk.Conn, rep *fixReport) (err 
 	a.announce(rep, 0)
 	defer func() { a.report(rep, 0, err) }()
 	sctx, cancel := a.step(ctx)
-	var recovered atomic.Bool
-	version, err := migrationzk.ConditionalUpdate(sctx, conn, znode.ControllerEpochPath, znode.EncodeControllerEpoch(*set.To),
-		set.ExpectedVersion, checker.ControllerEpoch{}, a.writeOpts(&recovered)...)
+	res, err := migrationzk.ConditionalUpdate(sctx, conn, znode.ControllerEpochPath, znode.EncodeControllerEpoch(*set.To),
+		set.ExpectedVersion, checker.ControllerEpoch{}, a.writeOpts()...)
 	cancel()
 	var conflict *migrationzk.ConflictError
 	switch {
@@ -302,9 +300,9 @@ func (a *app) applySet(ctx context.Context, conn *zk.Conn, rep *fixReport) (err 
 	case err != nil:
 		return fmt.Errorf("set %s: %w; nothing was changed", set.Path, err)
 	}
-	set.Done, set.Result = true, fmt.Sprintf("ok, now version %d", version)
-	if recovered.Load() {
-		set.Result = fmt.Sprintf("recovered: the acknowledgement was lost and a reread showed the write at version %d", version)
+	set.Done, set.Result = true, fmt.Sprintf("ok, now version %d", res.Version)
+	if res.Recovered {
+		set.Result = fmt.Sprintf("recovered: the acknowledgement was lost and a reread showed the write at version %d", res.Version)
 	}
 	return nil
 }
@@ -315,8 +313,7 @@ func (a *app) applyDelete(ctx context.Context, conn *zk.Conn, rep *fixReport) (e
 	a.announce(rep, 1)
 	defer func() { a.report(rep, 1, err) }()
 	dctx, cancel := a.step(ctx)
-	var recovered atomic.Bool
-	err = migrationzk.ConditionalDelete(dctx, conn, znode.ControllerPath, del.ExpectedVersion, a.writeOpts(&recovered)...)
+	res, err := migrationzk.ConditionalDelete(dctx, conn, znode.ControllerPath, del.ExpectedVersion, a.writeOpts()...)
 	cancel()
 	var conflict *migrationzk.ConflictError
 	if errors.As(err, &conflict) {
@@ -326,8 +323,11 @@ func (a *app) applyDelete(ctx context.Context, conn *zk.Conn, rep *fixReport) (e
 		return fmt.Errorf("%s was raised, but deleting %s failed: %w; run rollback-fix again", set.Path, del.Path, err)
 	}
 	del.Done, del.Result = true, "ok"
-	if recovered.Load() {
+	switch {
+	case res.Recovered:
 		del.Result = "recovered: the acknowledgement was lost and a reread showed the znode gone"
+	case res.AlreadyGone:
+		del.Result = "ok: the znode was already gone"
 	}
 	return nil
 }

@@ -51,6 +51,7 @@ func (a *app) addGlobals(fs *flag.FlagSet) {
 	fs.StringVar(&a.g.root, "root", a.g.root, "the `chroot` Kafka runs under, such as /kafka (default: the chroot of --zk)")
 	fs.StringVar(&a.g.tlsFile, "zk-tls-config-file", a.g.tlsFile, "a `file` of Kafka's ZooKeeper client TLS properties (zookeeper.ssl.*), as kafka-configs.sh takes it")
 	fs.StringVar(&a.g.digestFile, "zk-digest-file", a.g.digestFile, "a `file` holding digest credentials, user:password (else $"+digestEnv+")")
+	fs.StringVar(&a.g.passwordFile, "password-encoder-config-file", a.g.passwordFile, "a Kafka properties `file` holding password.encoder.secret and the other password.encoder.* settings, such as the controllers' server.properties, to decode password configs (else $"+passwordSecretEnv+", the secret alone)")
 	fs.DurationVar(&a.g.timeout, "timeout", a.g.timeout, "how long to wait for ZooKeeper at each step: connecting, each read or page of the scan, each write")
 	fs.StringVar(&a.g.output, "output", a.g.output, "output `format`: text or json")
 	fs.BoolVar(&a.g.verbose, "verbose", a.g.verbose, "log every ZooKeeper write to stderr")

@@ -11,7 +11,7 @@ import (
 )
 
 // writeImageFile writes img's JSON to a temporary file beside path, mode
-// 0600 (the image holds SCRAM credentials), and renames it to path once
+// 0600 (the image describes users and ACLs), and renames it to path once
 // complete, so that path never holds part of an image.
 func writeImageFile(path string, img dualwrite.Image) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 )
 
@@ -31,13 +30,20 @@ func (a *app) readLive(ctx context.Context) (dualwrite.Image, error) {
 	watched := &watchedConn{Conn: conn}
 	watched.alive()
 	go watched.watch(rctx, a.g.timeout, cancel)
-	w := migrationzk.New(watched, a.writeOpts(nil)...)
+	w, err := a.newWriter(watched)
+	if err != nil {
+		return dualwrite.Image{}, err
+	}
+	c, err := dualwrite.New(w, a.clientOptions()...)
+	if err != nil {
+		return dualwrite.Image{}, err
+	}
 	if err := a.checkTopicsPath(rctx, w); err != nil {
 		return dualwrite.Image{}, a.stalled(rctx, ctx, err)
 	}
 	bar := &readBar{a: a}
 	defer bar.finish()
-	img, err := dualwrite.New(w).Read(rctx, bar.update)
+	img, err := c.Read(rctx, bar.update)
 	if err != nil {
 		return dualwrite.Image{}, a.stalled(rctx, ctx, fmt.Errorf("read %s: %w", a.rootName(), err))
 	}

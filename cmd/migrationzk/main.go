@@ -21,6 +21,8 @@
 //	--root /chroot                 the chroot Kafka runs under, such as /kafka (default: the --zk chroot, else none)
 //	--zk-tls-config-file file      Kafka's zookeeper.ssl.* client properties, as kafka-configs.sh takes them
 //	--zk-digest-file file          digest credentials, user:password (or $MIGRATIONZK_DIGEST)
+//	--password-encoder-config-file file  Kafka properties holding password.encoder.*, to decode password configs
+//	                               (or the secret alone in $MIGRATIONZK_PASSWORD_ENCODER_SECRET)
 //	--timeout duration             how long to wait for ZooKeeper at each step (default 15s)
 //	--output text|json             output format (default text)
 //	--verbose                      log every ZooKeeper write to stderr
@@ -30,6 +32,11 @@
 // and print every write on stderr as they make it. rollback-fix --apply
 // lists its writes and asks for confirmation when stdin is a terminal
 // (--yes skips the question); when stdin is not a terminal it proceeds.
+//
+// Secrets: digest credentials and the password encoder's secret come from a
+// file or the environment, never a flag value. No output shows a password,
+// a password config's value or a SCRAM credential: export and diff show
+// [redacted] in their place.
 //
 // Exit codes: 0 fine, 1 a problem was found (or a dry run found work to
 // do), 2 an error: bad flags, ZooKeeper unreachable, a TLS or
@@ -41,15 +48,16 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 )
 
@@ -103,6 +111,9 @@ type app struct {
 	g globals
 	// digest is the digest credentials, when given.
 	digest *credentials
+	// passwords decodes password configs; nil without a secret, when
+	// they are read as ZooKeeper holds them.
+	passwords *passwordencoder.Encoder
 	// cmd is the command being run.
 	cmd string
 	// emitted says whether the json output has been written.
@@ -115,10 +126,12 @@ type globals struct {
 	root       string
 	tlsFile    string
 	digestFile string
-	timeout    time.Duration
-	output     string
-	verbose    bool
-	version    bool
+	// passwordFile is --password-encoder-config-file.
+	passwordFile string
+	timeout      time.Duration
+	output       string
+	verbose      bool
+	version      bool
 	// servers and chroot are --zk split at the first slash.
 	servers []string
 	chroot  string
@@ -209,43 +222,17 @@ func (a *app) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// writeOpts are the options of a library write. When recovered is not
-// nil it is set if the write's acknowledgement was lost and a reread
-// proved it had landed.
-func (a *app) writeOpts(recovered *atomic.Bool) []migrationzk.Option {
-	logger := a.logger()
-	if recovered != nil {
-		logger = slog.New(outcomeNoter{next: logger.Handler(), recovered: recovered})
+// writeOpts are the options of a library write.
+func (a *app) writeOpts() []migrationzk.Option {
+	return []migrationzk.Option{migrationzk.WithRoot(a.g.root), migrationzk.WithLogger(a.logger())}
+}
+
+// newWriter returns a Writer of conn under the root. Its options are
+// checked when the flags are, so an error here is a defect.
+func (a *app) newWriter(conn migrationzk.Conn) (*migrationzk.Writer, error) {
+	w, err := migrationzk.New(conn, a.writeOpts()...)
+	if err != nil {
+		return nil, fmt.Errorf("migrationzk: %w", err)
 	}
-	return []migrationzk.Option{migrationzk.WithRoot(a.g.root), migrationzk.WithLogger(logger)}
-}
-
-// outcomeNoter is a slog.Handler that notes the library's records saying
-// outcome=recovered and passes every record on to next.
-type outcomeNoter struct {
-	next      slog.Handler
-	recovered *atomic.Bool
-}
-
-func (h outcomeNoter) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h outcomeNoter) Handle(ctx context.Context, r slog.Record) error {
-	r.Attrs(func(at slog.Attr) bool {
-		if at.Key == "outcome" && at.Value.String() == "recovered" {
-			h.recovered.Store(true)
-		}
-		return true
-	})
-	if h.next.Enabled(ctx, r.Level) {
-		return h.next.Handle(ctx, r)
-	}
-	return nil
-}
-
-func (h outcomeNoter) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return outcomeNoter{next: h.next.WithAttrs(attrs), recovered: h.recovered}
-}
-
-func (h outcomeNoter) WithGroup(name string) slog.Handler {
-	return outcomeNoter{next: h.next.WithGroup(name), recovered: h.recovered}
+	return w, nil
 }

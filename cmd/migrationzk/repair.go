@@ -84,12 +84,16 @@ func (a *app) repair(ctx context.Context, conn *zk.Conn, apply bool) int {
 
 // repairApply overwrites a null /migration the way Writer.GetOrCreate does.
 func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) int {
-	w := migrationzk.New(conn, a.writeOpts(nil)...)
+	w, err := a.newWriter(conn)
+	if err != nil {
+		r.Error, r.Message = err.Error(), fmt.Sprintf("Failed: %v", err)
+		return exitError
+	}
 	fmt.Fprintf(a.stderr, "write 1/1: set %s at version %d from %s data to %q\n", r.Before.Path, r.Before.Version, r.Before.State, znode.InitialMigration().Encode())
 	wctx, cancel := a.step(ctx)
-	_, err := w.GetOrCreate(wctx, migrationzk.InitialState())
+	s, res, err := w.GetOrCreate(wctx, migrationzk.InitialState())
 	cancel()
-	a.reportRepair(w, err)
+	a.reportRepair(s, res, err)
 	var de *migrationzk.DecodeError
 	switch {
 	case errors.As(err, &de):
@@ -112,7 +116,7 @@ func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) i
 		r.After = &after
 	}
 	r.Outcome = outcomeApplied
-	if w.Stats().Attempts == 0 {
+	if !res.Wrote() {
 		r.Outcome = outcomeNothingToDo
 		r.Message = fmt.Sprintf("Nothing written: %s was repaired by someone else meanwhile and holds a valid checkpoint.", r.Before.Path)
 		return exitOK
@@ -121,15 +125,18 @@ func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) i
 	return exitOK
 }
 
-// reportRepair writes the result of the repair's write on stderr.
-func (a *app) reportRepair(w *migrationzk.Writer, err error) {
+// reportRepair writes the result of the repair's write on stderr: what
+// GetOrCreate says it did, and the State it returned.
+func (a *app) reportRepair(s migrationzk.State, res migrationzk.GetOrCreateResult, err error) {
 	switch {
 	case err != nil:
 		_, msg := describe(err)
 		fmt.Fprintf(a.stderr, "write 1/1: failed: %s\n", msg)
-	case w.Stats().Attempts == 0:
+	case !res.Wrote():
 		fmt.Fprintf(a.stderr, "write 1/1: not sent: the znode was repaired meanwhile\n")
+	case s.Recovered:
+		fmt.Fprintf(a.stderr, "write 1/1: recovered: the acknowledgement was lost and a reread showed the write at version %d\n", s.MigrationZkVersion)
 	default:
-		fmt.Fprintf(a.stderr, "write 1/1: ok\n")
+		fmt.Fprintf(a.stderr, "write 1/1: ok, now version %d\n", s.MigrationZkVersion)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -23,14 +24,14 @@ func (c *cluster) dualWrite(kraftEpoch int32, opts ...migrationzk.Option) int32 
 	defer cancel()
 	conn := c.srv.Connect(c.t)
 	defer conn.Close()
-	w := migrationzk.New(conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...)
+	w := must.Get(migrationzk.New(conn, append([]migrationzk.Option{migrationzk.WithRoot(c.root)}, opts...)...))
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, kraftEpoch
 	s, err := w.ClaimLeadership(ctx, s)
 	if err != nil {
 		c.t.Fatalf("claim: %v", err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		c.t.Fatalf("GetOrCreate: %v", err)
 	}
 	stamp := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: 1, LeaderEpoch: 5, ISR: []int32{1, 2, 3}}.Encode()

@@ -14,6 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -157,8 +158,8 @@ func (s *secured) kafkaCluster(t *testing.T, name string) *cluster {
 	c.zkController(1)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	w := migrationzk.New(s.admin, migrationzk.WithRoot(c.root), migrationzk.WithKafkaSecureACLs())
-	if _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
+	w := must.Get(migrationzk.New(s.admin, migrationzk.WithRoot(c.root), migrationzk.WithKafkaSecureACLs()))
+	if _, _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
 		t.Fatal(err)
 	}
 	return c

@@ -83,7 +83,28 @@ func controlProblems(c control) []string {
 	if c.epoch.State != stateOK && c.epoch.State != stateAbsent {
 		problems = append(problems, fmt.Sprintf("%s does not decode (%s)", c.epoch.Path, c.epoch.Error))
 	}
+	if p := identityProblem(c); p != "" {
+		problems = append(problems, p)
+	}
 	return problems
+}
+
+// identityProblem reports a KRaft controller in /controller that /migration
+// does not name: the active controller writes /migration under its own id
+// and epoch right after claiming (Kafka 3.9 does), so a lasting difference
+// means it writes under another controller's identity, or not at all. A
+// ZooKeeper-mode broker in /controller is no such problem.
+func identityProblem(c control) string {
+	ctl, m := c.controller, c.migration
+	if ctl.State != stateOK || ctl.Kind != kindKRaft || m.State != stateOK || m.Checkpoint == nil {
+		return ""
+	}
+	cp := m.Checkpoint
+	if ctl.BrokerID == cp.KRaftControllerID && ctl.KRaftControllerEpoch == cp.KRaftControllerEpoch {
+		return ""
+	}
+	return fmt.Sprintf("%s names KRaft controller %d (epoch %d), but %s names KRaft controller %d (epoch %d): the active controller has not written %s under its own identity, which it does right after claiming leadership; it may be writing under another controller's",
+		ctl.Path, ctl.BrokerID, ctl.KRaftControllerEpoch, m.Path, cp.KRaftControllerID, cp.KRaftControllerEpoch, m.Path)
 }
 
 // verdict says which side owns the cluster, and what that means.

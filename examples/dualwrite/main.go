@@ -98,11 +98,11 @@ type demo struct {
 func run(ctx context.Context, out io.Writer, srv *zktest.Server) (err error) {
 	d := &demo{out: out, root: srv.Path(fmt.Sprintf("/dualwrite-%d", time.Now().UnixNano())), srv: srv,
 		states: map[string]znode.PartitionState{}, versions: map[string]int32{}, faults: zktest.NewFaultDialer(nil)}
-	if d.admin, err = zkconn.Connect(ctx, srv.Servers, zktest.SessionTimeout); err != nil {
+	if d.admin, err = zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout); err != nil {
 		return err
 	}
 	defer d.admin.Close()
-	if d.conn, err = zkconn.Connect(ctx, srv.Servers, zktest.SessionTimeout, d.faults.Option()); err != nil {
+	if d.conn, err = zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout, zkconn.WithZKOptions(d.faults.Option())); err != nil {
 		return err
 	}
 	defer d.conn.Close()
@@ -114,7 +114,9 @@ func run(ctx context.Context, out io.Writer, srv *zktest.Server) (err error) {
 	fmt.Fprintf(out, "ZooKeeper at %s, cluster under %s: a ZooKeeper-mode controller (broker 1) and /controller_epoch 1.\n\n",
 		strings.Join(srv.Servers, ","), d.root)
 
-	d.w = migrationzk.New(d.conn, migrationzk.WithRoot(d.root))
+	if d.w, err = migrationzk.New(d.conn, migrationzk.WithRoot(d.root)); err != nil {
+		return err
+	}
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataEpoch = controllerID, kraftEpoch, kraftEpoch
 	if s, err = d.w.ClaimLeadership(ctx, s); err != nil {
@@ -122,7 +124,7 @@ func run(ctx context.Context, out io.Writer, srv *zktest.Server) (err error) {
 	}
 	fmt.Fprintf(out, "KRaft controller %d (epoch %d) claimed leadership: /controller_epoch %d at version %d fences every write.\n",
 		controllerID, kraftEpoch, s.ZkControllerEpoch, s.ZkControllerEpochZkVersion)
-	if s, err = d.w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = d.w.GetOrCreate(ctx, s); err != nil {
 		return fmt.Errorf("read or create /migration: %w", err)
 	}
 	fmt.Fprintf(out, "/migration at version %d, offset %d.\n\n", s.MigrationZkVersion, s.KRaftMetadataOffset)

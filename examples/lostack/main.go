@@ -51,7 +51,7 @@ func run() error {
 		return err
 	}
 	defer closeServer(srv)
-	admin, err := zkconn.Connect(ctx, srv.Servers, zktest.SessionTimeout)
+	admin, err := zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func connect(ctx context.Context, servers []string, admin *zk.Conn, root string)
 		}
 	}
 	faults := zktest.NewFaultDialer(nil) // no test to fail: see unfired
-	conn, err := zkconn.Connect(ctx, servers, zktest.SessionTimeout, faults.Option())
+	conn, err := zkconn.Open(ctx, servers, zktest.SessionTimeout, zkconn.WithZKOptions(faults.Option()))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -216,10 +216,13 @@ func zkwriter(ctx context.Context, servers []string, admin *zk.Conn, root string
 	}
 	defer conn.Close()
 	path := root + znode.MigrationPath
-	w := migrationzk.New(conn, migrationzk.WithRoot(root))
+	w, err := migrationzk.New(conn, migrationzk.WithRoot(root))
+	if err != nil {
+		return r, err
+	}
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataEpoch, s.KRaftMetadataOffset = 3000, 5, 5, 100
-	s, err = w.GetOrCreate(ctx, s)
+	s, _, err = w.GetOrCreate(ctx, s)
 	if err != nil {
 		return r, err
 	}

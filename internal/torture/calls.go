@@ -260,7 +260,7 @@ func (d *driver) getOrCreate(g *generation) bool {
 		d.calls.Add(1)
 		ctx, cancel := context.WithTimeout(d.ctx, callTimeout)
 		call := d.h.now()
-		s, err := g.w.GetOrCreate(ctx, in)
+		s, res, err := g.w.GetOrCreate(ctx, in)
 		ret := d.h.now()
 		cancel()
 		if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
@@ -276,13 +276,16 @@ func (d *driver) getOrCreate(g *generation) bool {
 			d.anomaly(CheckUnexpected, "controller %d: GetOrCreate: %v", g.id, err)
 			return false
 		}
-		data := string(stateData(s))
+		// What /migration holds: the State created, or the checkpoint
+		// found, whose identity the returned State does not adopt.
+		created, held := string(stateData(s)), heldState(s, res)
+		data := string(stateData(held))
 		d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepReadOrCreate,
 			Conds:   []cond{{Slot: slotMigration, Kind: condAbsent}},
-			Effects: []effect{{Slot: slotMigration, Create: true, Data: data, Version: 0}},
+			Effects: []effect{{Slot: slotMigration, Create: true, Data: created, Version: 0}},
 			Obs:     []obs{{Slot: slotMigration, Val: value{Exists: true, Version: s.MigrationZkVersion, Data: data}}},
 			Desc:    fmt.Sprintf("GetOrCreate by %d", g.id)}})
-		d.checkMigration(g, s, call, ret)
+		d.checkMigration(g, held, call, ret)
 		g.s, g.learned, g.since = s, ret, call
 		return true
 	}
@@ -314,6 +317,15 @@ func payloadEffect(o migrationzk.Op, version int32) effect {
 		return effect{Slot: 0, Delete: true, Version: -1}
 	}
 	return effect{Slot: 0, Create: isCreate(o), Data: string(o.Data()), Version: version}
+}
+
+// heldState is s with the identity of the checkpoint GetOrCreate found, if
+// it found one: what /migration holds.
+func heldState(s migrationzk.State, res migrationzk.GetOrCreateResult) migrationzk.State {
+	if res.Stored != nil {
+		s.KRaftControllerID, s.KRaftControllerEpoch = res.Stored.KRaftControllerID, res.Stored.KRaftControllerEpoch
+	}
+	return s
 }
 
 // stateData is the content of /migration that s stands for.

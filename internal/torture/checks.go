@@ -39,6 +39,10 @@ const (
 	CheckNotification = "notification"
 	// CheckResults: an Apply call's results contradict its outcome.
 	CheckResults = "results"
+	// CheckIdentity: a call returned a State naming another KRaft
+	// controller or epoch than the writer's claim (one taken from
+	// /migration, say).
+	CheckIdentity = "identity"
 	// CheckStuck: a writer that cannot make progress.
 	CheckStuck = "stuck"
 	// CheckUnexpected: an error the situation does not explain.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -107,7 +108,7 @@ func (g *generation) newWriter() *migrationzk.Writer {
 	if g.rollbackSafe {
 		opts = append(opts, migrationzk.WithRollbackSafeEpochs())
 	}
-	return migrationzk.New(g.conn, opts...)
+	return must.Get(migrationzk.New(g.conn, opts...))
 }
 
 // claimedEpoch is the value g's claim writes over /controller_epoch

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -102,7 +103,7 @@ func quotaEdit(k int, offset int64, remove bool) syncEdit {
 func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, edits []syncEdit, from int64) outcome {
 	d.calls.Add(1)
 	call := d.callTime(from)
-	desired, err := dualwrite.New(migrationzk.New(d.admin, migrationzk.WithRoot(root))).Read(ctx, nil)
+	desired, err := d.adminClient().Read(ctx, nil)
 	if err != nil {
 		// Nothing was sent: the call is made again.
 		return outcome{err: err, retry: true, deadline: ctx.Err() != nil}
@@ -112,7 +113,7 @@ func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, e
 		e.edit(&desired)
 		notes[i] = e.notification
 	}
-	out, rep, err := dualwrite.New(g.w).Sync(ctx, s, desired)
+	out, rep, err := client(g.w).Sync(ctx, s, desired)
 	ret := d.h.now()
 	o := d.classify(g, ctx, err)
 	if errors.Is(err, migrationzk.ErrConflict) && !o.conflict {
@@ -145,4 +146,12 @@ func (d *driver) checkSyncPlan(p dualwrite.Plan, edits []syncEdit, desc string) 
 			d.anomaly(CheckResults, "%s: planned %s %s, which no edit asked for", desc, c.Kind, c.Subject)
 		}
 	}
+}
+
+// client returns a dual-write Client of w.
+func client(w *migrationzk.Writer) *dualwrite.Client { return must.Get(dualwrite.New(w)) }
+
+// adminClient returns a dual-write Client of the admin session.
+func (d *driver) adminClient() *dualwrite.Client {
+	return client(must.Get(migrationzk.New(d.admin, migrationzk.WithRoot(root))))
 }

@@ -88,7 +88,7 @@ func quotaChange(k int, offset int64) vocabChange {
 func (d *driver) vocabulary(ctx context.Context, g *generation, s migrationzk.State, changes []vocabChange, from int64) outcome {
 	d.calls.Add(1)
 	call := d.callTime(from)
-	b := dualwrite.New(g.w).Batch()
+	b := client(g.w).Batch()
 	for _, ch := range changes {
 		ch.add(b)
 	}

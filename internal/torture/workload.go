@@ -132,12 +132,18 @@ func (d *driver) step() bool {
 }
 
 // nextCheckpoint moves the metadata offset on by one and returns the State
-// g writes next: what it last learned, stamped with its controller and the
-// new offset.
+// g writes next: what it last learned, with the new offset. That State
+// must carry g's identity as the library returned it: a State naming
+// another controller or epoch is an anomaly (and is stamped with g's, so
+// that the run goes on; the Writer would refuse it).
 func (d *driver) nextCheckpoint(g *generation) migrationzk.State {
 	d.offset++
 	s := g.s
-	s.KRaftControllerID, s.KRaftControllerEpoch = g.id, g.epoch
+	if s.KRaftControllerID != g.id || s.KRaftControllerEpoch != g.epoch {
+		d.anomaly(CheckIdentity, "controller %d epoch %d was handed a State naming KRaft controller %d epoch %d",
+			g.id, g.epoch, s.KRaftControllerID, s.KRaftControllerEpoch)
+		s.KRaftControllerID, s.KRaftControllerEpoch = g.id, g.epoch
+	}
 	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = d.offset, g.epoch
 	return s
 }

@@ -13,11 +13,22 @@ import (
 // concurrent use as far as its Writer is, though a migration driver calls
 // it from one goroutine.
 type Client struct {
-	w *migrationzk.Writer
+	w   *migrationzk.Writer
+	cfg clientConfig
 }
 
-// New returns a Client that writes through w.
-func New(w *migrationzk.Writer) *Client { return &Client{w: w} }
+// New returns a Client that writes through w. A nil w, or an invalid
+// option, fails it with an error wrapping migrationzk.ErrInvalidArgument.
+func New(w *migrationzk.Writer, opts ...Option) (*Client, error) {
+	if w == nil {
+		return nil, invalidf("New: nil Writer")
+	}
+	cfg, err := buildConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{w: w, cfg: cfg}, nil
+}
 
 // invalidf reports an invalid change.
 func invalidf(format string, args ...any) error {

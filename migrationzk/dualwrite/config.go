@@ -90,7 +90,10 @@ func (q QuotaEntity) configEntity() (znode.ConfigEntity, error) {
 // WriteConfigs makes resource's config znode hold exactly configs, and
 // notifies ZooKeeper-mode brokers (/config/changes) in the same
 // transaction. Configs ZooKeeper holds already write nothing and notify
-// nobody. Password configs must be encoded as the brokers expect.
+// nobody. Password configs are given in plain text: a Client built
+// WithPasswordEncoder encodes them as Kafka does and compares them
+// decoded; one without writes them as given, as Kafka without
+// password.encoder.secret does.
 func (c *Client) WriteConfigs(ctx context.Context, s migrationzk.State, resource ConfigResource, configs map[string]string) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().WriteConfigs(resource, configs))
 }
@@ -119,8 +122,13 @@ func (b *Batch) WriteConfigs(resource ConfigResource, configs map[string]string)
 	}
 	paths, nameErr := resource.nameRule()
 	want := znode.Config(maps.Clone(configs))
+	stored := want
+	if err == nil {
+		stored, err = b.c.encodePasswords(want)
+	}
+	data := stored.Encode()
 	return b.add(func(v *view, _ migrationzk.State) bool {
-		return v.admitName(nameErr, paths...) && v.putConfig(e, want)
+		return v.admitName(nameErr, paths...) && v.putConfigAs(e, want, data, b.c.decodePasswords)
 	}, err)
 }
 
@@ -175,11 +183,21 @@ func quotaConfig(entity QuotaEntity, quotas map[string]float64, scram map[string
 // notification when it changes. A znode holding null data, as Kafka leaves
 // an entity it created as a parent, holds no config.
 func (v *view) putConfig(e znode.ConfigEntity, want znode.Config) bool {
-	changed, known := v.put(e.Path(), want.Encode(), func(cur []byte) (bool, error) {
+	return v.putConfigAs(e, want, want.Encode(), nil)
+}
+
+// putConfigAs is putConfig for a znode that is to hold data, the stored
+// form of want: decode, when not nil, turns a stored config into its plain
+// values (password configs decoded) for the comparison with want.
+func (v *view) putConfigAs(e znode.ConfigEntity, want znode.Config, data []byte, decode func(map[string]string) (map[string]string, error)) bool {
+	changed, known := v.put(e.Path(), data, func(cur []byte) (bool, error) {
 		if cur == nil {
 			return false, nil
 		}
 		got, err := znode.DecodeConfig(cur)
+		if err == nil && decode != nil {
+			got, err = decode(got)
+		}
 		return err == nil && maps.Equal(got, want), err
 	})
 	if changed {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -206,7 +207,7 @@ func TestDefectConfigEntityACLFromName(t *testing.T) {
 
 	c := newCluster(t)
 	c.authenticate()
-	secured := dualwrite.New(migrationzk.New(c.conn, migrationzk.WithRoot(c.root), migrationzk.WithACL(zk.AuthACL(zk.PermAll))))
+	secured := must.Get(dualwrite.New(must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(c.root), migrationzk.WithACL(zk.AuthACL(zk.PermAll))))))
 	s, err := secured.WriteClientQuotas(testContext(t), at(c.s, 300), aliceQuota, nil, scram)
 	if err != nil {
 		t.Fatal(err)

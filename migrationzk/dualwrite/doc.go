@@ -43,6 +43,12 @@
 // operation the resource type has no use for, such as Group and Write, and
 // an empty ACL host are written.
 //
+// Password configs are held in plain text in an Image, as KRaft holds them.
+// A Client built WithPasswordEncoder decodes them when it reads and encodes
+// them, as Kafka does, when it writes; without one they are read and
+// written as they are, as Kafka without password.encoder.secret does. See
+// package passwordencoder.
+//
 // Where Kafka 3.9 errs, this package does better. Change notifications
 // (config_change_, acl_changes_) are created inside the fenced transaction
 // of their change, so they exist exactly once and only if the change

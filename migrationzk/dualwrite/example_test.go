@@ -17,17 +17,35 @@ import (
 
 // connectExample connects to the ZooKeeper the examples assume.
 func connectExample(ctx context.Context) *zk.Conn {
-	conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 	if err != nil {
 		log.Fatal(err)
 	}
 	return conn
 }
 
+// newWriter makes the Writer of an example.
+func newWriter(conn *zk.Conn) *migrationzk.Writer {
+	w, err := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return w
+}
+
+// newClient makes the Client of an example.
+func newClient(w *migrationzk.Writer) *dualwrite.Client {
+	c, err := dualwrite.New(w)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c
+}
+
 // exampleLeader returns a Client writing under /kafka as KRaft controller
 // 3000 with epoch 7, and the State its claim of leadership left.
 func exampleLeader(ctx context.Context, conn *zk.Conn) (*dualwrite.Client, migrationzk.State) {
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn)
 	if err := w.CreateTopLevelPaths(ctx); err != nil {
 		log.Fatal(err)
 	}
@@ -37,10 +55,10 @@ func exampleLeader(ctx context.Context, conn *zk.Conn) (*dualwrite.Client, migra
 	if err != nil {
 		log.Fatal(err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		log.Fatal(err)
 	}
-	return dualwrite.New(w), s
+	return newClient(w), s
 }
 
 // A KRaft controller in dual-write mirrors each metadata change into
@@ -49,21 +67,27 @@ func ExampleNew() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	w, err := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	if err != nil {
+		log.Fatal(err)
+	}
 	if err := w.CreateTopLevelPaths(ctx); err != nil {
 		log.Fatal(err)
 	}
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
-	s, err := w.ClaimLeadership(ctx, s)
+	s, err = w.ClaimLeadership(ctx, s)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		log.Fatal(err)
 	}
 
-	c := dualwrite.New(w)
+	c, err := dualwrite.New(w)
+	if err != nil {
+		log.Fatal(err) // a nil Writer or an invalid option
+	}
 	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 1234, 7
 	s, err = c.WriteProducerID(ctx, s, 6000)
 	switch {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
@@ -71,7 +72,7 @@ func dial(servers []string, dialer zk.Dialer) (*zk.Conn, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return zkconn.Connect(ctx, servers, zktest.SessionTimeout, opts...)
+	return zkconn.Open(ctx, servers, zktest.SessionTimeout, zkconn.WithZKOptions(opts...))
 }
 
 // connect is dial for a test, closed when it ends.
@@ -154,7 +155,7 @@ func newTLSCluster(t *testing.T, srv *zktest.Server) *cluster {
 func (c *cluster) start() {
 	t := c.t
 	t.Helper()
-	c.w = migrationzk.New(c.conn, migrationzk.WithRoot(c.root))
+	c.w = must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(c.root)))
 	ctx := testContext(t)
 	if err := c.w.CreateTopLevelPaths(ctx); err != nil {
 		t.Fatal(err)
@@ -166,10 +167,10 @@ func (c *cluster) start() {
 	if s, err = c.w.ClaimLeadership(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	if c.s, err = c.w.GetOrCreate(ctx, s); err != nil {
+	if c.s, _, err = c.w.GetOrCreate(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	c.c = dualwrite.New(c.w)
+	c.c = must.Get(dualwrite.New(c.w))
 }
 
 // setEpoch creates /controller_epoch holding epoch, as a ZooKeeper-mode
@@ -367,7 +368,7 @@ func (c *cluster) rivalClaims() {
 	defer cancel()
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3001, 6
-	if _, err := migrationzk.New(c.admin, migrationzk.WithRoot(c.root)).ClaimLeadership(ctx, s); err != nil {
+	if _, err := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root))).ClaimLeadership(ctx, s); err != nil {
 		c.t.Errorf("rival: claim: %v", err)
 	}
 }

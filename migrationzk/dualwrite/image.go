@@ -8,7 +8,9 @@ import "github.com/kraftmigration/zkwriter/migrationzk/znode"
 type Image struct {
 	// Topics by name; each Topic's Name is its key.
 	Topics map[string]Topic
-	// Configs of topics and brokers, by resource.
+	// Configs of topics and brokers, by resource. Password configs are
+	// in plain text, as KRaft holds them, when the Client that read them
+	// has a password encoder (WithPasswordEncoder).
 	Configs map[ConfigResource]map[string]string
 	// ClientQuotas by entity, Kafka's quota names to their values.
 	ClientQuotas map[QuotaEntity]map[string]float64

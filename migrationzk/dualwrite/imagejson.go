@@ -139,7 +139,9 @@ const (
 // that two exports of the same Image are byte-identical. Elements are
 // encoded and written one at a time: the whole JSON is never held in
 // memory. A write error, or a quota JSON cannot hold (NaN, infinity), is
-// returned, w holding a prefix of the object.
+// returned, w holding a prefix of the object. Password configs and SCRAM
+// credentials are written as img holds them; redact them first where the
+// JSON is shown (migrationzk export does).
 func (img Image) WriteJSON(w io.Writer) error {
 	jw := newJSONWriter(w)
 	jw.raw(fmt.Sprintf("{\n  %q: %d", keySchemaVersion, ImageSchemaVersion))

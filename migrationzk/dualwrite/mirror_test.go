@@ -14,7 +14,10 @@ import (
 // mirrorDelta is the README's "Mirroring a delta". TestMirrorDeltaInReadme
 // keeps the two the same.
 func mirrorDelta(ctx context.Context, w *migrationzk.Writer, s migrationzk.State, id znode.Uuid) (migrationzk.State, error) {
-	c := dualwrite.New(w)
+	c, err := dualwrite.New(w)
+	if err != nil {
+		return s, err
+	}
 
 	// One change, one fenced transaction: the topic znode, its empty
 	// config, its partitions and their states, and the checkpoint at 44.
@@ -23,7 +26,7 @@ func mirrorDelta(ctx context.Context, w *migrationzk.Writer, s migrationzk.State
 		1: {Replicas: []int32{2, 3, 1}, State: dualwrite.PartitionState{Leader: 2, ISR: []int32{2, 3, 1}}},
 	}}
 	s.KRaftMetadataOffset = 44
-	s, err := c.CreateTopic(ctx, s, orders)
+	s, err = c.CreateTopic(ctx, s, orders)
 	if err != nil {
 		return s, err
 	}

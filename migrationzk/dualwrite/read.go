@@ -34,7 +34,7 @@ type ReadProgress struct {
 // progress, if set, is called after each page. The reads are not one
 // snapshot: a tree that changes while Read runs may read as a mix.
 func (c *Client) Read(ctx context.Context, progress func(ReadProgress)) (Image, error) {
-	r := &imageReader{w: c.w, img: NewImage(), progress: progress}
+	r := &imageReader{w: c.w, c: c, img: NewImage(), progress: progress}
 	for _, step := range []func(context.Context) error{r.topics, r.configs, r.quotas, r.acls, r.tokens, r.producerID} {
 		if err := step(ctx); err != nil {
 			return Image{}, err
@@ -47,14 +47,16 @@ func (c *Client) Read(ctx context.Context, progress func(ReadProgress)) (Image, 
 // imageReader reads an Image.
 type imageReader struct {
 	w        *migrationzk.Writer
+	c        *Client
 	img      Image
 	progress func(ReadProgress)
 	done     ReadProgress
 }
 
-// bad records an undecodable znode.
+// bad records an undecodable znode; the data of a config znode is left
+// out of the error, since it may hold passwords.
 func (r *imageReader) bad(path string, err error) {
-	r.img.Undecodable = append(r.img.Undecodable, UndecodableZnode{Path: path, Err: err})
+	r.img.Undecodable = append(r.img.Undecodable, UndecodableZnode{Path: path, Err: withholdConfigData(path, err)})
 }
 
 // children lists the children of path, nil when it is missing.

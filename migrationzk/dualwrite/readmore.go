@@ -19,6 +19,11 @@ func (r *imageReader) configs(ctx context.Context) error {
 			if !ok {
 				continue
 			}
+			cfg, err := r.c.decodePasswords(cfg)
+			if err != nil {
+				r.bad(z.path, err)
+				continue
+			}
 			if name == znode.DefaultEntityName && typ == BrokerConfig {
 				name = ""
 			}

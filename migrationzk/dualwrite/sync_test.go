@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -16,7 +17,7 @@ import (
 // so that it works whatever became of the cluster's writer.
 func (c *cluster) read() dualwrite.Image {
 	c.t.Helper()
-	img, err := dualwrite.New(migrationzk.New(c.admin, migrationzk.WithRoot(c.root))).Read(testContext(c.t), nil)
+	img, err := must.Get(dualwrite.New(must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root))))).Read(testContext(c.t), nil)
 	if err != nil {
 		c.t.Fatalf("read: %v", err)
 	}
@@ -211,8 +212,8 @@ func TestSyncManyTransactions(t *testing.T) {
 // sized replaces the cluster's writer by one that sends requests of at
 // most n bytes, on the same session and fence.
 func (c *cluster) sized(n int) *cluster {
-	c.w = migrationzk.New(c.conn, migrationzk.WithRoot(c.root), migrationzk.WithMaxRequestBytes(n))
-	c.c = dualwrite.New(c.w)
+	c.w = must.Get(migrationzk.New(c.conn, migrationzk.WithRoot(c.root), migrationzk.WithMaxRequestBytes(n)))
+	c.c = must.Get(dualwrite.New(c.w))
 	c.faults.ResetCounts()
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -167,8 +168,8 @@ func (c *cluster) restarted(id, epoch int32) *cluster {
 	r := *c
 	r.faults = zktest.NewFaultDialer(c.t)
 	r.conn = connect(c.t, c.servers, r.faults.Dial)
-	r.w = migrationzk.New(r.conn, migrationzk.WithRoot(c.root), migrationzk.WithMaxRequestBytes(2048))
-	r.c = dualwrite.New(r.w)
+	r.w = must.Get(migrationzk.New(r.conn, migrationzk.WithRoot(c.root), migrationzk.WithMaxRequestBytes(2048)))
+	r.c = must.Get(dualwrite.New(r.w))
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = id, epoch
 	ctx := testContext(c.t)
@@ -176,7 +177,7 @@ func (c *cluster) restarted(id, epoch int32) *cluster {
 	if s, err = r.w.ClaimLeadership(ctx, s); err != nil {
 		c.t.Fatal(err)
 	}
-	if r.s, err = r.w.GetOrCreate(ctx, s); err != nil {
+	if r.s, _, err = r.w.GetOrCreate(ctx, s); err != nil {
 		c.t.Fatal(err)
 	}
 	// GetOrCreate returns the checkpoint ZooKeeper holds; the controller

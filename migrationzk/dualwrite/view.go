@@ -189,6 +189,7 @@ func (v *view) putOver(p string, z migrationzk.Znode, data []byte, compare func(
 
 // fail records that p holds data a change must not overwrite.
 func (v *view) fail(p string, err error) {
+	err = withholdConfigData(p, err)
 	var de *znode.DecodeError
 	if errors.As(err, &de) {
 		de.Path = p

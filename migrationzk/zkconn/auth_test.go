@@ -3,6 +3,7 @@ package zkconn_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,5 +162,32 @@ func TestMalformedDigest(t *testing.T) {
 		if err == nil {
 			t.Fatalf("digest %q accepted", auth)
 		}
+	}
+}
+
+// Fault: invalid options, each refused with ErrInvalidArgument before
+// anything is dialled (nothing listens on port 1, and the refusal comes
+// before the first attempt would).
+func TestInvalidOptions(t *testing.T) {
+	for name, opt := range map[string]zkconn.Option{
+		"attempts-0":           zkconn.WithAttempts(0),
+		"attempts-negative":    zkconn.WithAttempts(-3),
+		"digest-user-colon":    zkconn.WithDigest("al:ice", "secret"),
+		"digest-user-empty":    zkconn.WithDigest("", "secret"),
+		"digest-auth-no-colon": zkconn.WithAuth("digest", []byte("alice")),
+		"auth-no-scheme":       zkconn.WithAuth("", []byte("x")),
+		"nil-dialer":           zkconn.WithDialer(nil),
+		"nil-zk-option":        zkconn.WithZKOptions(nil),
+		"nil-option":           nil,
+	} {
+		_, err := zkconn.Open(context.Background(), []string{"127.0.0.1:1"}, time.Second, opt)
+		if !errors.Is(err, zkconn.ErrInvalidArgument) {
+			t.Errorf("%s: err = %v, want ErrInvalidArgument", name, err)
+		}
+	}
+	// The first invalid option is the one reported.
+	_, err := zkconn.Open(context.Background(), []string{"127.0.0.1:1"}, time.Second, zkconn.WithAttempts(0), zkconn.WithDialer(nil))
+	if err == nil || !strings.Contains(err.Error(), "WithAttempts(0)") {
+		t.Errorf("err = %v, want the first invalid option named", err)
 	}
 }

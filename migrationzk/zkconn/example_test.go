@@ -17,13 +17,12 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 )
 
-// Connect returns a client that holds a session and reconnects at once
-// after a lost connection.
-func ExampleConnect() {
+// Open returns a client that holds a session and reconnects at once after
+// a lost connection; go-zookeeper's own options go in WithZKOptions.
+func ExampleOpen_zkOptions() {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	conn, err := zkconn.Connect(ctx, []string{"zk1:2181", "zk2:2181", "zk3:2181"}, 10*time.Second,
-		zk.WithLogger(zkconn.SlogLogger(slog.Default())))
+	conn, err := zkconn.Open(ctx, []string{"zk1:2181", "zk2:2181", "zk3:2181"}, 10*time.Second, zkconn.WithZKOptions(zk.WithLogger(zkconn.SlogLogger(slog.Default()))))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -209,4 +208,11 @@ func ExampleAuthError() {
 	// Output:
 	// true
 	// zkconn: the server refused credentials of scheme "kerberos": zk: client authentication failed
+}
+
+// An invalid option fails Open before anything is dialled.
+func ExampleErrInvalidArgument() {
+	_, err := zkconn.Open(context.Background(), []string{"127.0.0.1:2181"}, 10*time.Second, zkconn.WithDigest("user:name", "secret"))
+	fmt.Println(errors.Is(err, zkconn.ErrInvalidArgument))
+	// Output: true
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultHandshakeTimeout bounds the wait for a server's reply to the
-// session handshake on connections Connect makes.
+// session handshake on connections Open makes.
 //
 // go-zookeeper waits ten times two thirds of the session timeout for it
 // (over a minute for a 10s session). A ZooKeeper 3.8 server that is

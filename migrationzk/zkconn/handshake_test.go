@@ -52,8 +52,7 @@ func TestHandshakeTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	start := time.Now()
-	conn, err := zkconn.Connect(ctx, srv.Servers, 10*time.Second,
-		zk.WithDialer(zkconn.HandshakeTimeoutDialer(silentFirst(&dials), 500*time.Millisecond)))
+	conn, err := zkconn.Open(ctx, srv.Servers, 10*time.Second, zkconn.WithZKOptions(zk.WithDialer(zkconn.HandshakeTimeoutDialer(silentFirst(&dials), 500*time.Millisecond))))
 	if err != nil {
 		t.Fatalf("with the bound: %v", err)
 	}
@@ -65,7 +64,7 @@ func TestHandshakeTimeout(t *testing.T) {
 	dials.Store(0)
 	ctx, cancel = context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	_, err = zkconn.Connect(ctx, srv.Servers, 10*time.Second, zk.WithDialer(silentFirst(&dials)))
+	_, err = zkconn.Open(ctx, srv.Servers, 10*time.Second, zkconn.WithZKOptions(zk.WithDialer(silentFirst(&dials))))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("without the bound the client should still wait for the reply: %v", err)
 	}

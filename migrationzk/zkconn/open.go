@@ -16,7 +16,12 @@ import (
 // retrying does not cure before it gives up; see Open.
 const DefaultAttempts = 3
 
-// Option configures Open.
+// ErrInvalidArgument is matched by the error of Open called with an invalid
+// option. Nothing was dialled.
+var ErrInvalidArgument = errors.New("zkconn: invalid argument")
+
+// Option configures Open. An invalid option makes Open fail with an error
+// wrapping ErrInvalidArgument; no option silently means its default.
 type Option func(*openConfig)
 
 type openConfig struct {
@@ -24,6 +29,15 @@ type openConfig struct {
 	creds    []credential
 	zkOpts   []func(*zk.Conn)
 	attempts int
+	err      error // the first invalid option's
+}
+
+// fail records the error of an invalid option, unless an earlier one
+// failed already.
+func (c *openConfig) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+	}
 }
 
 // credential is what conn.AddAuth is called with.
@@ -36,7 +50,16 @@ type credential struct {
 // the handshake bound of HandshakeTimeoutDialer. Open watches the
 // connections d makes, so it reports their failures (see Open); d may be
 // a TLSDialer, or a zktest.FaultDialer's Dial over one.
-func WithDialer(d zk.Dialer) Option { return func(c *openConfig) { c.dialer = d } }
+// A nil d is invalid.
+func WithDialer(d zk.Dialer) Option {
+	return func(c *openConfig) {
+		if d == nil {
+			c.fail("WithDialer(nil)")
+			return
+		}
+		c.dialer = d
+	}
+}
 
 // WithTLS makes Open connect over TLS with config: it is
 // WithDialer(TLSDialer(config, nil, DefaultHandshakeTimeout)). A nil
@@ -47,11 +70,17 @@ func WithTLS(config *tls.Config) Option {
 
 // WithDigest makes Open authenticate with ZooKeeper's digest scheme as
 // user with password, as conn.AddAuth("digest", "user:password") does,
-// before Open returns and so before any request of the caller. The user
-// name must not contain a colon. The server accepts any user and password
+// before Open returns and so before any request of the caller. An empty
+// user, or one containing a colon, is invalid: ZooKeeper splits the
+// credentials at the first colon. The server accepts any user and password
 // (a wrong password is not an error): only requests the ACLs deny fail,
 // with zk.ErrNoAuth.
 func WithDigest(user, password string) Option {
+	if user == "" || strings.Contains(user, ":") {
+		return func(c *openConfig) {
+			c.fail("WithDigest: the user name must be non-empty and must not contain ':'")
+		}
+	}
 	return WithAuth("digest", []byte(user+":"+password))
 }
 
@@ -59,8 +88,14 @@ func WithDigest(user, password string) Option {
 // conn.AddAuth(scheme, auth) does. go-zookeeper sends them again on every
 // connection it makes afterwards, before any other request, including
 // after a server restart and on the new session that follows an expiry.
+// An empty scheme is invalid, and so are digest credentials that are not
+// user:password with a non-empty user.
 func WithAuth(scheme string, auth []byte) Option {
 	return func(c *openConfig) {
+		if scheme == "" {
+			c.fail("WithAuth: empty scheme")
+			return
+		}
 		c.creds = append(c.creds, credential{scheme: scheme, auth: append([]byte(nil), auth...)})
 	}
 }
@@ -69,15 +104,32 @@ func WithAuth(scheme string, auth []byte) Option {
 // client; they override Open's own. A zk.WithDialer among them replaces
 // the dialer Open watches, so that Open only learns why it failed when ctx
 // ends: pass dialers with WithDialer instead.
+// A nil option among them is invalid.
 func WithZKOptions(opts ...func(*zk.Conn)) Option {
-	return func(c *openConfig) { c.zkOpts = append(c.zkOpts, opts...) }
+	return func(c *openConfig) {
+		for i, o := range opts {
+			if o == nil {
+				c.fail("WithZKOptions: option %d is nil", i)
+				return
+			}
+		}
+		c.zkOpts = append(c.zkOpts, opts...)
+	}
 }
 
 // WithAttempts sets how many attempts may fail for a reason that retrying
-// does not cure before Open gives up; n < 1 means DefaultAttempts. Open
-// makes at least one attempt per server. A server that answers a
-// handshake starts the count again.
-func WithAttempts(n int) Option { return func(c *openConfig) { c.attempts = n } }
+// does not cure before Open gives up; n < 1 is invalid. Without it Open
+// allows DefaultAttempts. Open makes at least one attempt per server. A
+// server that answers a handshake starts the count again.
+func WithAttempts(n int) Option {
+	return func(c *openConfig) {
+		if n < 1 {
+			c.fail("WithAttempts(%d): at least 1", n)
+			return
+		}
+		c.attempts = n
+	}
+}
 
 // AuthError reports credentials the server refused: Open fails with it when
 // AddAuth does, as for an unknown scheme (zk.ErrAuthFailed).
@@ -93,12 +145,15 @@ func (e *AuthError) Error() string {
 func (e *AuthError) Unwrap() error { return e.Err }
 
 func (c *openConfig) validate() error {
+	if c.err != nil {
+		return c.err
+	}
 	for _, cr := range c.creds {
 		if cr.scheme == "digest" && !strings.Contains(string(cr.auth), ":") {
-			return errors.New("zkconn: digest credentials must be user:password")
+			return fmt.Errorf("%w: digest credentials must be user:password", ErrInvalidArgument)
 		}
 		if cr.scheme == "digest" && strings.HasPrefix(string(cr.auth), ":") {
-			return errors.New("zkconn: digest credentials need a user name")
+			return fmt.Errorf("%w: digest credentials need a user name", ErrInvalidArgument)
 		}
 	}
 	return nil
@@ -117,7 +172,12 @@ func (c *openConfig) attemptLimit(servers int) int {
 // ends or Open gives up. The client reconnects at once after a lost
 // connection (see HostProvider), logs nothing unless told to
 // (WithZKOptions(zk.WithLogger(l))), and gives up on a connection whose
-// handshake goes unanswered for DefaultHandshakeTimeout.
+// handshake goes unanswered for DefaultHandshakeTimeout. go-zookeeper
+// options passed with WithZKOptions override Open's own, so callers may
+// pass zk.WithHostProvider, zk.WithLogger and the like; a zk.WithDialer
+// among them replaces the dialer whose failures Open watches (pass dialers
+// with WithDialer instead). An invalid option fails Open with an error
+// wrapping ErrInvalidArgument before anything is dialled.
 //
 // go-zookeeper retries a failing server about once a second until Close
 // and reports nothing. Open watches each attempt instead: once
@@ -132,7 +192,11 @@ func (c *openConfig) attemptLimit(servers int) int {
 // an *AuthError. Open closes the client it gives up on.
 func Open(ctx context.Context, servers []string, sessionTimeout time.Duration, opts ...Option) (*zk.Conn, error) {
 	var cfg openConfig
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			cfg.fail("option %d is nil", i)
+			continue
+		}
 		o(&cfg)
 	}
 	if err := cfg.validate(); err != nil {

@@ -178,12 +178,12 @@ func TestRefusedAndUnknownHostFailFast(t *testing.T) {
 	if !errors.As(err, &dns) || !dns.IsNotFound {
 		t.Fatalf("unknown host: err = %v, want a *net.DNSError (not found)", err)
 	}
-	// Connect, as every caller of the plain API, fails as fast.
+	// Open without options fails as fast.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	if _, err := zkconn.Connect(ctx, []string{closed}, 10*time.Second); !errors.Is(err, syscall.ECONNREFUSED) || time.Since(start) > failFastBound {
-		t.Fatalf("Connect: %v after %v", err, time.Since(start))
+	if _, err := zkconn.Open(ctx, []string{closed}, 10*time.Second); !errors.Is(err, syscall.ECONNREFUSED) || time.Since(start) > failFastBound {
+		t.Fatalf("Open: %v after %v", err, time.Since(start))
 	}
 }
 

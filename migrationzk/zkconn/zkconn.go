@@ -6,8 +6,8 @@
 // before it tries the first server of its list again, so a client of a
 // single server pays that second after every dropped connection, and so does
 // every write whose acknowledgement was lost. HostProvider retries at once
-// and backs off only after attempts have failed. Connect and Open return a
-// client only once it holds a session.
+// and backs off only after attempts have failed. Open, the package's one
+// entry point, returns a client only once it holds a session.
 //
 // go-zookeeper reports no connection failure: it retries about once a
 // second until Close, so a wrong address, a refused connection or a
@@ -165,23 +165,6 @@ func (hp *HostProvider) Connected() {
 	// Reconnect to the same server first: it is the one most likely to
 	// still hold our session, and a killed one is refused in microseconds.
 	hp.next = (hp.next - 1 + len(hp.servers)) % len(hp.servers)
-}
-
-// Connect dials the servers and waits until the client holds a session;
-// it is Open(ctx, servers, sessionTimeout, WithZKOptions(opts...)), and
-// fails as Open does: at once for a refused connection or an unknown host,
-// else when ctx ends. Unless opts say otherwise the client uses a
-// HostProvider, logs nothing, and gives up on a connection whose
-// handshake goes unanswered for DefaultHandshakeTimeout; later options
-// override earlier ones, so callers may pass zk.WithHostProvider,
-// zk.WithLogger and the like. A zk.WithDialer replaces the dialer whose
-// failures Connect watches (and the handshake bound: wrap it with
-// HandshakeTimeoutDialer to keep it); to keep both, call Open with
-// WithDialer.
-//
-// opts are go-zookeeper connection options, such as zk.WithDialer(d).
-func Connect(ctx context.Context, servers []string, sessionTimeout time.Duration, opts ...func(*zk.Conn)) (*zk.Conn, error) {
-	return Open(ctx, servers, sessionTimeout, WithZKOptions(opts...))
 }
 
 // connOptions converts plain functions to go-zookeeper's unexported option

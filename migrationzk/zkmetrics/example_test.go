@@ -17,17 +17,29 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/zkmetrics"
 )
 
+// newWriter makes the Writer of an example.
+func newWriter(conn *zk.Conn) *migrationzk.Writer {
+	w, err := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return w
+}
+
 // A controller registers a Collector for its Writer and reports the offset
 // of the last record it committed; zk_write_behind_lag then shows how far
 // ZooKeeper is behind, and keeps growing while checkpoints are stuck.
 func ExampleNewCollector() {
 	ctx := context.Background()
-	conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer conn.Close()
-	w := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	w, err := migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	// The offset of the last record committed to the KRaft metadata log,
 	// updated by the controller as it commits.
@@ -37,7 +49,7 @@ func ExampleNewCollector() {
 	http.Handle("/metrics", promhttp.Handler())
 	go func() { log.Fatal(http.ListenAndServe("127.0.0.1:9400", nil)) }()
 
-	s, err := w.GetOrCreate(ctx, migrationzk.InitialState())
+	s, _, err := w.GetOrCreate(ctx, migrationzk.InitialState())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -54,11 +66,11 @@ func ExampleNewCollector() {
 func ExampleCollector_SetWriter() {
 	ctx := context.Background()
 	connect := func() (*zk.Conn, *migrationzk.Writer) {
-		conn, err := zkconn.Connect(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
+		conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 		if err != nil {
 			log.Fatal(err)
 		}
-		return conn, migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+		return conn, newWriter(conn)
 	}
 	conn, w := connect()
 	c := zkmetrics.NewCollector(w, nil)
@@ -69,7 +81,7 @@ func ExampleCollector_SetWriter() {
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
 	s, err := w.ClaimLeadership(ctx, s)
 	if err == nil {
-		s, err = w.GetOrCreate(ctx, s)
+		s, _, err = w.GetOrCreate(ctx, s)
 	}
 	if err != nil {
 		log.Fatal(err)
@@ -89,7 +101,7 @@ func ExampleCollector_SetWriter() {
 
 	// Should the controller lose leadership and win it again, the new
 	// tenure, with a new KRaft epoch, gets a new Writer too.
-	w = migrationzk.New(conn, migrationzk.WithRoot("/kafka"))
+	w = newWriter(conn)
 	c.SetWriter(w)
 	s.KRaftControllerEpoch = 8
 	if _, err := w.ClaimLeadership(ctx, s); err != nil {

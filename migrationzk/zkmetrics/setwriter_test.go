@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkmetrics"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -149,7 +150,7 @@ func lead(ctx context.Context, t *testing.T, w *migrationzk.Writer, epoch int32)
 	if err != nil {
 		t.Fatalf("claim at epoch %d: %v", epoch, err)
 	}
-	if s, err = w.GetOrCreate(ctx, s); err != nil {
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
 		t.Fatalf("GetOrCreate at epoch %d: %v", epoch, err)
 	}
 	return s
@@ -177,7 +178,7 @@ func checkpoint(ctx context.Context, t *testing.T, w *migrationzk.Writer, s migr
 func TestSetWriterContinuesCounters(t *testing.T) {
 	srv := zktest.Start(t)
 	faults := zktest.NewFaultDialer(t)
-	first := migrationzk.New(srv.Connect(t, faults.Option()), migrationzk.WithRoot(srv.Root))
+	first := must.Get(migrationzk.New(srv.Connect(t, faults.Option()), migrationzk.WithRoot(srv.Root)))
 	c := zkmetrics.NewCollector(first, nil)
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
@@ -197,7 +198,7 @@ func TestSetWriterContinuesCounters(t *testing.T) {
 	}
 
 	// The next tenure, on a new connection.
-	second := migrationzk.New(srv.Connect(t), migrationzk.WithRoot(srv.Root))
+	second := must.Get(migrationzk.New(srv.Connect(t), migrationzk.WithRoot(srv.Root)))
 	c.SetWriter(second)
 	at := scrape(t, reg)
 	if err := compare(at, before, false); err != nil {
@@ -216,7 +217,7 @@ func TestSetWriterContinuesCounters(t *testing.T) {
 	}
 
 	// A rival's claim fences the new Writer, whose retired gauge shows it.
-	rival := migrationzk.New(srv.Connect(t), migrationzk.WithRoot(srv.Root))
+	rival := must.Get(migrationzk.New(srv.Connect(t), migrationzk.WithRoot(srv.Root)))
 	lead(ctx, t, rival, 7)
 	fenced(ctx, t, second, s2, 50)
 	if got := scrape(t, reg); got.retired != 1 || got.counters["writes_total/fenced"] != 1 {
@@ -282,7 +283,7 @@ func checkGrown(t *testing.T, before, after sample, w *migrationzk.Writer) {
 // and needs no ZooKeeper.
 func TestSetWriterConcurrentScrapes(t *testing.T) {
 	const writers, calls, scrapers = 30, 20, 2
-	w := migrationzk.New(nil)
+	w := must.Get(migrationzk.New(noConn{}))
 	c := zkmetrics.NewCollector(w, func() int64 { return 0 })
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
@@ -305,7 +306,7 @@ func TestSetWriterConcurrentScrapes(t *testing.T) {
 	for i := 0; i < writers; i++ {
 		fail(w, calls)
 		c.SetWriter(w) // the current Writer again: changes nothing
-		next := migrationzk.New(nil)
+		next := must.Get(migrationzk.New(noConn{}))
 		c.SetWriter(next)
 		replaced <- w
 		w = next

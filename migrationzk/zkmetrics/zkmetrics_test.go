@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkmetrics"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -74,7 +75,7 @@ func testContext(t *testing.T, d time.Duration) context.Context {
 func TestLagGrowsWhileBlocked(t *testing.T) {
 	srv := zktest.Start(t)
 	conn := srv.Connect(t)
-	w := migrationzk.New(conn, migrationzk.WithRoot(srv.Root))
+	w := must.Get(migrationzk.New(conn, migrationzk.WithRoot(srv.Root)))
 	var committed atomic.Int64
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(zkmetrics.NewCollector(w, committed.Load))
@@ -82,7 +83,7 @@ func TestLagGrowsWhileBlocked(t *testing.T) {
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataEpoch, s.KRaftMetadataOffset = 3000, 5, 5, 100
 	committed.Store(100)
-	s, err := w.GetOrCreate(testContext(t, time.Minute), s)
+	s, _, err := w.GetOrCreate(testContext(t, time.Minute), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,9 +142,9 @@ func TestMetricsAfterLostAck(t *testing.T) {
 	srv := zktest.Start(t)
 	faults := zktest.NewFaultDialer(t)
 	conn := srv.Connect(t, faults.Option())
-	w := migrationzk.New(conn, migrationzk.WithRoot(srv.Root))
+	w := must.Get(migrationzk.New(conn, migrationzk.WithRoot(srv.Root)))
 	ctx := testContext(t, time.Minute)
-	s, err := w.GetOrCreate(ctx, migrationzk.InitialState())
+	s, _, err := w.GetOrCreate(ctx, migrationzk.InitialState())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestLag(t *testing.T) {
 // gauge out, and WithNamespace renames the rest.
 // Fault: none.
 func TestNoLagWithoutCommitted(t *testing.T) {
-	w := migrationzk.New(nil)
+	w := must.Get(migrationzk.New(noConn{}))
 	c := zkmetrics.NewCollector(w, nil, zkmetrics.WithNamespace("kafka_migration"))
 	if n := testutil.CollectAndCount(c, zkmetrics.LagMetric); n != 0 {
 		t.Fatalf("%d lag metrics without committed", n)

@@ -56,7 +56,7 @@ func ExampleNewServer() {
 	faults := zktest.NewFaultDialer(nil) // a program reports unfired faults itself
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := zkconn.Connect(ctx, srv.Servers, zktest.SessionTimeout, faults.Option())
+	conn, err := zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout, zkconn.WithZKOptions(faults.Option()))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func ExampleNewEnsemble() {
 	defer e.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := zkconn.Connect(ctx, e.Servers, zktest.SessionTimeout)
+	conn, err := zkconn.Open(ctx, e.Servers, zktest.SessionTimeout)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -251,7 +251,7 @@ type FaultDialer struct {
 }
 
 // NewFaultDialer returns a FaultDialer that dials with net.DialTimeout,
-// bounding the wait for the handshake as zkconn.Connect does.
+// bounding the wait for the handshake as zkconn.Open does.
 //
 // When the test t ends, the faults still armed on it (never fired, never
 // disarmed; see Unfired) fail t with t.Errorf, which lists each with the

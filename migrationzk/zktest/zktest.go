@@ -402,7 +402,7 @@ func restart(p *zkserver.Process) error {
 // test ends. It reconnects at once after a lost connection (see
 // zkconn.HostProvider) and asks for SessionTimeout. opts are go-zookeeper
 // options such as zk.WithDialer(d.Dial); later ones override earlier ones.
-// A program without a testing.TB calls zkconn.Connect, which this wraps.
+// A program without a testing.TB calls zkconn.Open, which this wraps.
 func Connect(t testing.TB, servers []string, opts ...func(*zk.Conn)) *zk.Conn {
 	t.Helper()
 	conn, err := connect(servers, opts)
@@ -416,7 +416,7 @@ func Connect(t testing.TB, servers []string, opts ...func(*zk.Conn)) *zk.Conn {
 func connect(servers []string, opts []func(*zk.Conn)) (*zk.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	return zkconn.Connect(ctx, servers, SessionTimeout, opts...)
+	return zkconn.Open(ctx, servers, SessionTimeout, zkconn.WithZKOptions(opts...))
 }
 
 // createAll creates path and its missing parents with no data.

@@ -65,10 +65,18 @@ type Answer struct {
 // it when the run goes wrong.
 func Ask(t testing.TB, questions []Question) []Answer {
 	t.Helper()
+	return AskProgram(t, "Gen.java", genSource, questions)
+}
+
+// AskProgram is Ask for another single-file Java program that speaks
+// Gen.java's protocol: source is its text and file its file name, which
+// names its public class. It runs with the same class path as Gen.java.
+func AskProgram(t testing.TB, file, source string, questions []Question) []Answer {
+	t.Helper()
 	java, classpath := locate(t)
 	dir := t.TempDir()
-	src := filepath.Join(dir, "Gen.java")
-	if err := os.WriteFile(src, []byte(genSource), 0o644); err != nil {
+	src := filepath.Join(dir, file)
+	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var in bytes.Buffer
@@ -86,11 +94,11 @@ func Ask(t testing.TB, questions []Question) []Answer {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("java Gen.java: %v\n%s", err, stderr.Bytes())
+		t.Fatalf("java %s: %v\n%s", file, err, stderr.Bytes())
 	}
 	answers, err := parseAnswers(out, len(questions))
 	if err != nil {
-		t.Fatalf("java Gen.java: %v\n%s", err, stderr.Bytes())
+		t.Fatalf("java %s: %v\n%s", file, err, stderr.Bytes())
 	}
 	return answers
 }

@@ -1,0 +1,87 @@
+package dualwrite
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// WithPasswordEncoder makes the Client handle password configs (those
+// passwordencoder.IsPasswordConfig names, in topic and broker configs) as
+// a Kafka controller with password.encoder.secret does: Read decodes them,
+// so an Image holds them in plain text; WriteConfigs encodes them, with a
+// new random salt each time, and writes only when the decoded values
+// differ, so that Diff and Sync compare plain values and an unchanged
+// image syncs to nothing. A config znode whose password does not decode
+// with enc is undecodable: Read lists it and WriteConfigs refuses to
+// write over it. A nil enc, like no option, is Kafka without a secret:
+// password configs are written and read as they are, in plain text.
+func WithPasswordEncoder(enc *passwordencoder.Encoder) Option {
+	return func(c *clientConfig) { c.passwords = enc }
+}
+
+// decodePasswords returns cfg with its password configs decoded, or an
+// error naming the first that does not decode, never its value.
+func (c *Client) decodePasswords(cfg map[string]string) (map[string]string, error) {
+	if c.cfg.passwords == nil {
+		return cfg, nil
+	}
+	out := maps.Clone(cfg)
+	for _, k := range sortedKeys(cfg, stringLess) {
+		if !passwordencoder.IsPasswordConfig(k) {
+			continue
+		}
+		plain, err := c.cfg.passwords.Decode(cfg[k])
+		if err != nil {
+			return nil, fmt.Errorf("password config %q: %w", k, err)
+		}
+		out[k] = plain
+	}
+	return out, nil
+}
+
+// encodePasswords returns cfg with its password configs encoded, or an
+// invalid-argument error naming the first that cannot be, never its
+// value.
+func (c *Client) encodePasswords(cfg znode.Config) (znode.Config, error) {
+	if c.cfg.passwords == nil {
+		return cfg, nil
+	}
+	out := maps.Clone(cfg)
+	for _, k := range sortedKeys(cfg, stringLess) {
+		if !passwordencoder.IsPasswordConfig(k) {
+			continue
+		}
+		enc, err := c.cfg.passwords.Encode(cfg[k])
+		if err != nil {
+			return nil, invalidf("password config %q: %v", k, err)
+		}
+		out[k] = enc
+	}
+	return out, nil
+}
+
+// withheldData stands for the data of a config znode in errors: such a
+// znode may hold passwords and SCRAM credentials.
+const withheldData = "withheld: config znodes may hold passwords"
+
+// withholdConfigData returns err with the raw data of a *znode.DecodeError
+// withheld when p is a config znode.
+func withholdConfigData(p string, err error) error {
+	var de *znode.DecodeError
+	if !strings.HasPrefix(p, znode.ConfigRootPath+"/") || !errors.As(err, &de) || de.Data == nil {
+		return err
+	}
+	if top, ok := err.(*znode.DecodeError); ok {
+		c := *top
+		c.Data = []byte(withheldData)
+		return &c
+	}
+	c := *de
+	c.Data = []byte(withheldData)
+	return fmt.Errorf("%s: %w", p, &c)
+}
