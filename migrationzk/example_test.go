@@ -63,11 +63,8 @@ func ExampleWriter_Update() {
 		log.Fatal(err)
 	}
 	defer conn.Close()
-	w := newWriter(conn)
-	s, _, err := w.GetOrCreate(ctx, migrationzk.InitialState())
-	if err != nil {
-		log.Fatal(err)
-	}
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	s := leader(ctx, w) // claimed as KRaft controller 3000, epoch 7
 
 	s.KRaftMetadataOffset = 42
 	next, err := w.Update(ctx, s)

@@ -16,6 +16,11 @@
 // znode between the read and the write, the call reads again and tries
 // anew.
 //
+// Partition states are stamped with the State's KRaftControllerEpoch as
+// their controller_epoch, and the checkpoint names its KRaftControllerID:
+// the identity of the leadership claim, which a Writer that claimed
+// refuses to see replaced (migrationzk.IdentityError).
+//
 // Client.Sync is Kafka's full sync (handleSnapshot): it reads the whole
 // tree (Client.Read, into an Image), plans what differs from the desired
 // Image (Diff, a Plan that compares meaning, not bytes), and applies the

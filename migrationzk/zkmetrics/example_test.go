@@ -49,7 +49,12 @@ func ExampleNewCollector() {
 	http.Handle("/metrics", promhttp.Handler())
 	go func() { log.Fatal(http.ListenAndServe("127.0.0.1:9400", nil)) }()
 
-	s, _, err := w.GetOrCreate(ctx, migrationzk.InitialState())
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
+	s, err = w.ClaimLeadership(ctx, s)
+	if err == nil {
+		s, _, err = w.GetOrCreate(ctx, s)
+	}
 	if err != nil {
 		log.Fatal(err)
 	}
