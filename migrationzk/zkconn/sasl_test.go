@@ -126,3 +126,27 @@ func TestSASLSurvivesRestartAndExpiry(t *testing.T) {
 		t.Fatalf("%d exchanges succeeded; want at least 3 (first, restart, new session)", stats.Succeeded())
 	}
 }
+
+// Fault: none. Credentials outside ASCII authenticate: those within
+// ISO-8859-1 are hashed in it, others in UTF-8, as RFC 2831 asks and the
+// server computes.
+func TestSASLDigestNonASCII(t *testing.T) {
+	users := [][2]string{{"kafka", "pässwörd"}, {"jörg", "geheim"}, {"euro", "päss€"}}
+	var opts []zktest.Option
+	for _, u := range users {
+		opts = append(opts, zktest.WithSASLDigestUser(u[0], u[1]))
+	}
+	srv := zktest.Start(t, append(opts, zktest.WithSASLEnforced())...)
+	for _, u := range users {
+		conn := open(t, srv.Servers, zkconn.WithSASLDigest(u[0], u[1]))
+		path := "/" + u[0]
+		if _, err := conn.Create(path, nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
+			t.Fatalf("%s: %v", u[0], err)
+		}
+		acl, _, err := conn.GetACL(path)
+		if err != nil || len(acl) != 1 || acl[0].ID != u[0] {
+			t.Fatalf("%s: ACL %+v, %v", u[0], acl, err)
+		}
+		conn.Close()
+	}
+}
