@@ -1,8 +1,12 @@
 package zkconn_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -149,4 +153,71 @@ func TestSASLDigestNonASCII(t *testing.T) {
 		}
 		conn.Close()
 	}
+}
+
+// Fault: the server restarts with the client's password changed, and
+// does not enforce SASL, so an unauthenticated connection would be
+// served. The reconnect's exchange is refused: the failure is logged and
+// counted, later dials fail at once, and the create queued meanwhile is
+// never sent; it fails and nothing is written.
+func TestSASLReauthFailureSendsNothing(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"))
+	faults := zktest.NewFaultDialer(t)
+	faults.Dialer = srv.Dialer()
+	var stats zkconn.SASLStats
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats), zkconn.WithSASLLogger(logger),
+		zkconn.WithZKOptions(zk.WithHostProvider(&zkconn.HostProvider{GiveUpAfter: time.Second})))
+	if _, err := conn.Create("/before", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetSASLDigestPassword("kafka", "rotated"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	faults.ResetCounts()
+	_, err := conn.Create("/after", nil, 0, zk.WorldACL(zk.PermAll))
+	t.Logf("create after the refused reconnect: %v", err)
+	if err == nil {
+		t.Fatal("a create succeeded on a connection whose SASL exchange failed")
+	}
+	if n := faults.Requests(); n != 0 {
+		t.Fatalf("%d requests sent after the refused exchange (%v); want none", n, faults.Counts())
+	}
+	if stats.ReauthFailed() != 1 {
+		t.Fatalf("ReauthFailed %d; want 1 (failed %d)", stats.ReauthFailed(), stats.Failed())
+	}
+	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "SASL authentication failed on a reconnect") {
+		t.Fatalf("log:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "kafka-secret") {
+		t.Fatalf("the log holds the password:\n%s", logs.String())
+	}
+	check := open(t, srv.Servers, zkconn.WithSASLDigest("kafka", "rotated"))
+	if ok, _, err := check.Exists("/after"); ok || err != nil {
+		t.Fatalf("/after exists %v, %v; want not written", ok, err)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

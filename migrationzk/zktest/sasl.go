@@ -93,14 +93,14 @@ func (s *Security) setUpSASL(dir string, o options) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("zktest: %w", err)
 	}
-	module, flags, err := o.sasl.loginModule(dir)
+	server := *o.sasl
+	server.digestUsers = append([][2]string(nil), o.sasl.digestUsers...)
+	s.saslServer, s.saslDir = &server, dir
+	flags, err := s.writeJAAS()
 	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "jaas.conf")
-	if err := os.WriteFile(path, []byte("Server {\n  "+module+";\n};\n"), 0o600); err != nil {
-		return "", fmt.Errorf("zktest: %w", err)
-	}
 	flags = append([]string{"-Djava.security.auth.login.config=" + path}, flags...)
 	if o.saslEnforced {
 		flags = append(flags, "-Dzookeeper.sessionRequireClientSASLAuth=true")
@@ -110,6 +110,42 @@ func (s *Security) setUpSASL(dir string, o options) (string, error) {
 		s.saslUser, s.saslPassword = o.sasl.digestUsers[0][0], o.sasl.digestUsers[0][1]
 	}
 	return strings.Join(flags, " "), nil
+}
+
+// writeJAAS writes the server's JAAS file and returns the JVM flags the
+// login module needs.
+func (s *Security) writeJAAS() ([]string, error) {
+	module, flags, err := s.saslServer.loginModule(s.saslDir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(s.saslDir, "jaas.conf")
+	if err := os.WriteFile(path, []byte("Server {\n  "+module+";\n};\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("zktest: %w", err)
+	}
+	return flags, nil
+}
+
+// SetSASLDigestPassword gives the DIGEST-MD5 user of WithSASLDigestUser
+// a new password, or adds the user, in the servers' JAAS file. The
+// servers read it when they start: restart them (Stop and Restart) for
+// it to take effect. Connect keeps authenticating as before (see SASL).
+func (s *Security) SetSASLDigestPassword(user, password string) error {
+	if s.saslServer == nil || s.saslServer.setUp != nil {
+		return errors.New("zktest: SetSASLDigestPassword: the servers were not started with WithSASLDigestUser")
+	}
+	users := s.saslServer.digestUsers
+	found := false
+	for i := range users {
+		if users[i][0] == user {
+			users[i][1], found = password, true
+		}
+	}
+	if !found {
+		s.saslServer.digestUsers = append(users, [2]string{user, password})
+	}
+	_, err := s.writeJAAS()
+	return err
 }
 
 // loginModule returns the JAAS Server section's entry and JVM flags.

@@ -125,6 +125,8 @@ type Security struct {
 	enforced                 bool
 	saslClient               []zkconn.Option // how Connect authenticates with SASL
 	saslUser, saslPassword   string
+	saslServer               *saslServer // the server side, for SetSASLDigestPassword
+	saslDir                  string      // holds the server's JAAS file
 }
 
 // CA returns the CA that signed the server's certificate and that the
