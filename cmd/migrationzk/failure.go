@@ -189,7 +189,7 @@ func authRequired(err error) bool {
 type errorReport struct {
 	header
 	Error string `json:"error"`
-	// Kind says what failed: usage, tls_config, tls, bad_credentials,
+	// Kind says what failed: usage, tls_config, tls, sasl_config, sasl, bad_credentials,
 	// not_authorized, unreachable, no_kafka_metadata; absent otherwise.
 	Kind string `json:"error_kind,omitempty"`
 }
