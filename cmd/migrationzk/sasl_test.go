@@ -143,7 +143,7 @@ func TestSASLBadInputs(t *testing.T) {
 		{"no-client-section", []string{"--zk-jaas-config", noClient}, `--zk-jaas-config: zkconn: JAAS file ` + noClient + `: no section "Client" (sections: KafkaServer)`},
 		{"unsupported-module", []string{"--zk-jaas-config", tempFile(t, "plain.conf", "Client { org.apache.kafka.common.security.plain.PlainLoginModule required; };")},
 			"login module org.apache.kafka.common.security.plain.PlainLoginModule is not supported"},
-		{"misspelt-option", []string{"--zk-jaas-config", tempFile(t, "typo.conf", "Client { org.apache.zookeeper.server.auth.DigestLoginModule required username=\"kafka\" pasword=\"" + saslPassword + "\"; };")},
+		{"misspelt-option", []string{"--zk-jaas-config", tempFile(t, "typo.conf", "Client { org.apache.zookeeper.server.auth.DigestLoginModule required username=\"kafka\" pasword=\""+saslPassword+"\"; };")},
 			"unsupported options pasword"},
 		{"missing-section", []string{"--zk-tls-config-file", section}, `no section "ZkClient"`},
 		{"missing-file", []string{"--zk-jaas-config", "/nonexistent/jaas.conf"}, "--zk-jaas-config: zkconn: JAAS file /nonexistent/jaas.conf: open /nonexistent/jaas.conf: no such file or directory"},
