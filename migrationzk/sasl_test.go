@@ -67,7 +67,7 @@ func TestSASLOverTLSEveryWritePath(t *testing.T) {
 func TestSASLKafkaSecureACLs(t *testing.T) {
 	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLDigestUser("other", "other-secret"))
 	conn := srv.Connect(t)
-	w := migrationzk.New(conn, migrationzk.WithRoot("/secure"), migrationzk.WithKafkaSecureACLs())
+	w := (&cluster{t: t, conn: conn, root: "/secure"}).writer(migrationzk.WithKafkaSecureACLs())
 	if err := w.CreateTopLevelPaths(testContext(t)); err != nil {
 		t.Fatal(err)
 	}
