@@ -56,3 +56,29 @@ func TestSASLOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+// Fault: the member the client is connected to is stopped. The members of
+// an ensemble share the JAAS file; the client authenticates with the next
+// member and keeps its session.
+func TestSASLEnsemble(t *testing.T) {
+	e := zktest.StartEnsemble(t, 3, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	var stats zkconn.SASLStats
+	conn := e.ConnectWith(t, zkconn.WithSASLStats(&stats))
+	if _, err := conn.Create("/node", nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	server := conn.Server()
+	for _, m := range e.Members {
+		if m.Addr == server {
+			if err := m.Stop(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := conn.Set("/node", []byte("v1"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if conn.Server() == server || stats.Succeeded() < 2 {
+		t.Fatalf("server %s after stopping %s, %d exchanges", conn.Server(), server, stats.Succeeded())
+	}
+}
