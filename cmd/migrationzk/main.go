@@ -20,6 +20,7 @@
 //	--zk host:port[,host:port...][/chroot]  ZooKeeper servers, as Kafka's zookeeper.connect (default $ZK_SERVERS, else 127.0.0.1:2181)
 //	--root /chroot                 the chroot Kafka runs under, such as /kafka (default: the --zk chroot, else none)
 //	--zk-tls-config-file file      Kafka's zookeeper.ssl.* client properties, as kafka-configs.sh takes them
+//	--zk-jaas-config file          a Kafka JAAS file whose Client section authenticates with SASL (DIGEST-MD5 or Kerberos)
 //	--zk-digest-file file          digest credentials, user:password (or $MIGRATIONZK_DIGEST)
 //	--password-encoder-config-file file  Kafka properties holding password.encoder.*, to decode password configs
 //	                               (or the secret alone in $MIGRATIONZK_PASSWORD_ENCODER_SECRET)
@@ -125,6 +126,7 @@ type globals struct {
 	zk         string
 	root       string
 	tlsFile    string
+	jaasFile   string
 	digestFile string
 	// passwordFile is --password-encoder-config-file.
 	passwordFile string

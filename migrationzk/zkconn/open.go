@@ -29,6 +29,7 @@ type openConfig struct {
 	creds    []credential
 	zkOpts   []func(*zk.Conn)
 	attempts int
+	sasl     *saslOptions
 	err      error // the first invalid option's
 }
 
@@ -189,7 +190,9 @@ func (c *openConfig) attemptLimit(servers int) int {
 // failures (a connection closed or timed out, as while a server starts or
 // an ensemble elects a leader) are retried until ctx ends, and the error
 // then names the last one. Credentials the server refuses fail Open with
-// an *AuthError. Open closes the client it gives up on.
+// an *AuthError; a SASL exchange it refuses fails Open at once with a
+// *SASLError, and a JAAS file that cannot be used with a *JAASError. Open
+// closes the client it gives up on.
 func Open(ctx context.Context, servers []string, sessionTimeout time.Duration, opts ...Option) (*zk.Conn, error) {
 	var cfg openConfig
 	for i, o := range opts {
@@ -202,12 +205,16 @@ func Open(ctx context.Context, servers []string, sessionTimeout time.Duration, o
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	dial, err := cfg.saslDialer(cfg.dialerOrDefault(), sessionTimeout)
+	if err != nil {
+		return nil, err
+	}
 	hp := &HostProvider{}
 	watch := newAttemptWatch(cfg.attemptLimit(len(servers)))
 	base := []func(*zk.Conn){
 		zk.WithHostProvider(hp),
 		zk.WithLogger(discardLogger{}),
-		zk.WithDialer(watch.dialer(cfg.dialerOrDefault())),
+		zk.WithDialer(watch.dialer(dial)),
 	}
 	conn, _, err := zk.Connect(servers, sessionTimeout, connOptions(zk.WithLogInfo(false), append(base, cfg.zkOpts...))...)
 	if err != nil {

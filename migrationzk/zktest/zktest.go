@@ -20,6 +20,9 @@
 // TLS configuration, certificates for chosen subjects (expired ones too)
 // and credentials; Connect uses it. A FaultDialer over TLS wraps the TLS
 // dialer (Security.Dialer), so that it still sees ZooKeeper's frames.
+// WithSASLDigestUser and WithSASLEnforced start servers that authenticate
+// clients with SASL DIGEST-MD5, and require it; Connect authenticates as
+// the first user.
 //
 // When no server can be had the test is skipped with a message saying how
 // to get one, unless ZKWRITER_REQUIRE_ZK=1, which makes it fail instead.
@@ -115,6 +118,8 @@ type options struct {
 	superPassword     string
 	enforce           []string // nil: authentication not enforced
 	settings          map[string]string
+	sasl              *saslServer // nil: no SASL
+	saslEnforced      bool
 }
 
 func collect(opts []Option) options {
@@ -210,8 +215,13 @@ func newStandalone(o options) (*Server, error) {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
+	jvmFlags, err := sec.setUpSASL(filepath.Join(dir, "sasl"), o)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	serverDir := filepath.Join(dir, "server")
-	cfg := zkserver.Config{Dir: serverDir, TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings}
+	cfg := zkserver.Config{Dir: serverDir, TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings, JVMFlags: jvmFlags}
 	for attempt := 1; attempt <= startAttempts; attempt++ {
 		var p *zkserver.Process
 		if p, err = startStandalone(inst, cfg); err == nil {
@@ -330,7 +340,7 @@ func (s *Server) ConnectWith(t testing.TB, opts ...zkconn.Option) *zk.Conn {
 func (s *Security) open(servers []string, opts []zkconn.Option) (*zk.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	all := append([]zkconn.Option{zkconn.WithDialer(s.Dialer())}, opts...)
+	all := append(append([]zkconn.Option{zkconn.WithDialer(s.Dialer())}, s.saslClient...), opts...)
 	return zkconn.Open(ctx, servers, SessionTimeout, all...)
 }
 
