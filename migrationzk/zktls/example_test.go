@@ -68,3 +68,32 @@ func ExampleError() {
 	}
 	// Output: zk-tls.properties zookeeper.ssl.ocsp.enable true
 }
+
+// A broker's server.properties may be given as it is: the keys that are not
+// ZooKeeper client keys are ignored and listed, ZooKeeper's own names with
+// the Kafka key to use instead.
+func ExampleLoadFileIgnoring() {
+	dir, err := os.MkdirTemp("", "zktls-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "server.properties")
+	props := "broker.id=1\nzookeeper.connect=zk1:2181/kafka\nzookeeper.ssl.hostnameVerification=true\n"
+	if err := os.WriteFile(path, []byte(props), 0o600); err != nil {
+		log.Fatal(err)
+	}
+	config, ignored, err := zktls.LoadFileIgnoring(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("TLS on:", config != nil)
+	for _, k := range ignored {
+		fmt.Println(k.Key, k.Use)
+	}
+	// Output:
+	// TLS on: false
+	// broker.id
+	// zookeeper.connect
+	// zookeeper.ssl.hostnameVerification zookeeper.ssl.endpoint.identification.algorithm
+}

@@ -23,6 +23,42 @@ const (
 	keyCRL              = "zookeeper.ssl.crl.enable"
 )
 
+// sslPrefix starts every TLS key: an unknown key with it is a misspelling.
+const sslPrefix = "zookeeper.ssl."
+
+// kafkaKeyFor returns the Kafka key that sets what k, one of ZooKeeper's
+// own client property names, sets; Kafka's tools do not read ZooKeeper's
+// names from the file. ok is false when k is not one of them.
+func kafkaKeyFor(k string) (key string, ok bool) {
+	switch k {
+	case "zookeeper.client.secure":
+		return keyClientEnable, true
+	case "zookeeper.ssl.keyStore.location":
+		return keyKeyStoreLocation, true
+	case "zookeeper.ssl.keyStore.password":
+		return keyKeyStorePassword, true
+	case "zookeeper.ssl.keyStore.type":
+		return keyKeyStoreType, true
+	case "zookeeper.ssl.trustStore.location":
+		return keyTrustLocation, true
+	case "zookeeper.ssl.trustStore.password":
+		return keyTrustPassword, true
+	case "zookeeper.ssl.trustStore.type":
+		return keyTrustType, true
+	case "zookeeper.ssl.enabledProtocols":
+		return keyEnabledProtocols, true
+	case "zookeeper.ssl.ciphersuites":
+		return keyCipherSuites, true
+	case "zookeeper.ssl.hostnameVerification":
+		return keyEndpointIdent, true
+	case "zookeeper.ssl.crl":
+		return keyCRL, true
+	case "zookeeper.ssl.ocsp":
+		return keyOCSP, true
+	}
+	return "", false
+}
+
 // The values of zookeeper.clientCnxnSocket.
 const (
 	nettySocket = "org.apache.zookeeper.ClientCnxnSocketNetty"

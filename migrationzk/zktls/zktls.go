@@ -28,8 +28,13 @@
 // zookeeper.sasl.client.canonicalize.hostname) may share the file; they are
 // ignored here and read by zkconn.SASLSettingsFromProperties.
 //
-// Unlike Kafka, which ignores keys it does not use, any other key is an
-// error naming it: a misspelt key must not silently weaken the connection.
+// As Kafka's tools do, other keys are ignored, so that a broker's or a
+// controller's server.properties may be given as it is; LoadFileIgnoring
+// lists them. ZooKeeper's own client property names, such as
+// zookeeper.ssl.hostnameVerification, are ignored too (Kafka's tools do not
+// read them), and the list names the Kafka key to use instead. Any other
+// key starting with zookeeper.ssl. is an error naming it: a misspelt key
+// must not silently weaken the connection.
 // A PEM keystore is Kafka's: an unencrypted PKCS#8 key ("BEGIN PRIVATE
 // KEY") and the certificate chain; a key and its certificate in a JKS
 // keystore are protected by the keystore's password, as ZooKeeper's client
@@ -90,20 +95,56 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // LoadFile reads the properties file at path and returns the client TLS
 // configuration it describes, or nil when it leaves TLS off
-// (zookeeper.ssl.client.enable false or unset). Every error is an *Error
-// naming path, and the key and store file at fault.
+// (zookeeper.ssl.client.enable false or unset). Keys that are not Kafka's
+// ZooKeeper client keys are ignored (see LoadFileIgnoring). Every error is
+// an *Error naming path, and the key and store file at fault.
 func LoadFile(path string) (*tls.Config, error) {
+	config, _, err := LoadFileIgnoring(path)
+	return config, err
+}
+
+// LoadFileIgnoring is LoadFile, and also returns the keys of the file it
+// ignored, in sorted order.
+func LoadFileIgnoring(path string) (*tls.Config, []IgnoredKey, error) {
 	loader := &properties.Loader{Encoding: properties.ISO_8859_1, DisableExpansion: true}
 	p, err := loader.LoadFile(path)
 	if err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, nil, &Error{File: path, Err: err}
 	}
-	config, err := FromProperties(p.Map())
+	props := p.Map()
+	config, err := FromProperties(props)
 	var e *Error
 	if errors.As(err, &e) {
 		e.File = path
 	}
-	return config, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return config, Ignored(props), nil
+}
+
+// IgnoredKey is a key that LoadFile and FromProperties ignore.
+type IgnoredKey struct {
+	Key string
+	// Use is the Kafka key to use instead, when Key is ZooKeeper's own
+	// name for one of Kafka's ZooKeeper client settings; empty otherwise.
+	Use string
+}
+
+// Ignored returns the keys of props that FromProperties ignores, in sorted
+// order: those that are not Kafka's ZooKeeper client keys, nor a misspelt
+// key starting with zookeeper.ssl. (which FromProperties refuses).
+func Ignored(props map[string]string) []IgnoredKey {
+	var ignored []IgnoredKey
+	for k := range props {
+		if use, ok := kafkaKeyFor(k); ok {
+			ignored = append(ignored, IgnoredKey{Key: k, Use: use})
+		} else if !isKnownKey(k) && !strings.HasPrefix(k, sslPrefix) {
+			ignored = append(ignored, IgnoredKey{Key: k})
+		}
+	}
+	sort.Slice(ignored, func(i, j int) bool { return ignored[i].Key < ignored[j].Key })
+	return ignored
 }
 
 // FromProperties returns the client TLS configuration that props, keys
@@ -120,12 +161,14 @@ func FromProperties(props map[string]string) (*tls.Config, error) {
 	return s.tlsConfig()
 }
 
-// checkKeys returns an *Error for the first key, in sorted order, that the
-// package does not know.
+// checkKeys returns an *Error for the first key, in sorted order, that
+// starts with zookeeper.ssl. and is neither Kafka's nor ZooKeeper's own
+// name of a setting: a misspelling.
 func checkKeys(props map[string]string) error {
 	var unknown []string
 	for k := range props {
-		if !isKnownKey(k) {
+		_, zooKeeperName := kafkaKeyFor(k)
+		if strings.HasPrefix(k, sslPrefix) && !isKnownKey(k) && !zooKeeperName {
 			unknown = append(unknown, k)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -230,7 +231,6 @@ func TestRefusedProperties(t *testing.T) {
 		want             error
 	}{
 		{"unknown property", "zookeeper.ssl.trustore.location", "", map[string]string{"zookeeper.ssl.trustore.location": "/x"}, zktls.ErrUnknownProperty},
-		{"server property", "zookeeper.connect", "", map[string]string{"zookeeper.connect": "zk:2181"}, zktls.ErrUnknownProperty},
 		{"OCSP", "zookeeper.ssl.ocsp.enable", "", map[string]string{"zookeeper.ssl.ocsp.enable": "true"}, zktls.ErrUnsupported},
 		{"CRL", "zookeeper.ssl.crl.enable", "", map[string]string{"zookeeper.ssl.crl.enable": "TRUE"}, zktls.ErrUnsupported},
 		{"bad boolean", "zookeeper.ssl.client.enable", "", map[string]string{"zookeeper.ssl.client.enable": "yes"}, zktls.ErrInvalidValue},
@@ -348,5 +348,35 @@ func TestLoadFileNamesFile(t *testing.T) {
 	}
 	if _, err := zktls.LoadFile(filepath.Join(s.dir, "none.properties")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
+	}
+}
+
+// A broker's server.properties reads as Kafka's tools read it: keys that
+// are not ZooKeeper client keys are ignored and listed, ZooKeeper's own
+// names come with the Kafka key to use, and a misspelt zookeeper.ssl. key
+// is still refused.
+func TestLoadFileServerProperties(t *testing.T) {
+	s := newStores(t)
+	path := s.properties("broker.id=1", "zookeeper.connect=zk:2181/kafka", "log.dirs=/var/lib/kafka",
+		"zookeeper.ssl.client.enable=true", "zookeeper.ssl.hostnameVerification=false", "zookeeper.client.secure=true")
+	config, ignored, err := zktls.LoadFileIgnoring(path)
+	if err != nil || config == nil {
+		t.Fatalf("LoadFileIgnoring = %v, %v; want a config", config, err)
+	}
+	want := []zktls.IgnoredKey{
+		{Key: "broker.id"}, {Key: "log.dirs"},
+		{Key: "zookeeper.client.secure", Use: "zookeeper.ssl.client.enable"},
+		{Key: "zookeeper.connect"},
+		{Key: "zookeeper.ssl.hostnameVerification", Use: "zookeeper.ssl.endpoint.identification.algorithm"},
+	}
+	if !reflect.DeepEqual(ignored, want) {
+		t.Fatalf("ignored = %+v, want %+v", ignored, want)
+	}
+	if config.InsecureSkipVerify {
+		t.Fatal("ZooKeeper's hostnameVerification=false turned host name checks off; Kafka's tools ignore it")
+	}
+	bad := s.properties("broker.id=1", "zookeeper.ssl.hostname.verification=false")
+	if _, _, err := zktls.LoadFileIgnoring(bad); !errors.Is(err, zktls.ErrUnknownProperty) {
+		t.Fatalf("misspelt zookeeper.ssl. key: err = %v, want ErrUnknownProperty", err)
 	}
 }
