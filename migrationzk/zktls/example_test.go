@@ -89,11 +89,15 @@ func ExampleLoadFileIgnoring() {
 	}
 	fmt.Println("TLS on:", config != nil)
 	for _, k := range ignored {
-		fmt.Println(k.Key, k.Use)
+		if k.Use != "" {
+			fmt.Printf("%s: use %s\n", k.Key, k.Use)
+		} else {
+			fmt.Println(k.Key)
+		}
 	}
 	// Output:
 	// TLS on: false
 	// broker.id
 	// zookeeper.connect
-	// zookeeper.ssl.hostnameVerification zookeeper.ssl.endpoint.identification.algorithm
+	// zookeeper.ssl.hostnameVerification: use zookeeper.ssl.endpoint.identification.algorithm
 }
