@@ -112,11 +112,19 @@ func (p Plan) String() string {
 		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(&b, "%d changes (%s), %d znodes skipped\n", len(p.Changes), strings.Join(parts, ", "), len(p.Skipped))
+		fmt.Fprintf(&b, "%s (%s), %s skipped\n", counted(len(p.Changes), "change"), strings.Join(parts, ", "), counted(len(p.Skipped), "znode"))
 	} else {
-		fmt.Fprintf(&b, "0 changes, %d znodes skipped\n", len(p.Skipped))
+		fmt.Fprintf(&b, "0 changes, %s skipped\n", counted(len(p.Skipped), "znode"))
 	}
 	return b.String()
+}
+
+// counted returns "1 <noun>" or "<n> <noun>s".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // orNone is an id as Plan.String shows it.

@@ -57,7 +57,7 @@ func ExampleReadImageJSON() {
 	// Output:
 	// 1 partition, leader 1
 	// delete-topic orders
-	// 1 changes (delete-topic 1), 0 znodes skipped
+	// 1 change (delete-topic 1), 0 znodes skipped
 }
 
 // An export of a schema version this package does not read is refused

@@ -31,7 +31,7 @@ func ExampleUnassignedPartition() {
 	// 1 assigned, 1 unassigned
 	// no changes
 	// delete-partitions orders partitions [1]
-	// 1 changes (delete-partitions 1), 0 znodes skipped
+	// 1 change (delete-partitions 1), 0 znodes skipped
 }
 
 // A topic whose id differs between the images is replaced, a change of
@@ -48,9 +48,9 @@ func ExampleDiff_topicID() {
 	fmt.Print(dualwrite.Diff(topic(none), topic(a)))
 	// Output:
 	// replace-topic orders id AAAAAAAAAAEAAAAAAAAAAQ to AAAAAAAAAAIAAAAAAAAAAg
-	// 1 changes (replace-topic 1), 0 znodes skipped
+	// 1 change (replace-topic 1), 0 znodes skipped
 	// update-topic orders
-	// 1 changes (update-topic 1), 0 znodes skipped
+	// 1 change (update-topic 1), 0 znodes skipped
 }
 
 // CreateTopic of a topic ZooKeeper holds under another id leaves it as

@@ -93,7 +93,7 @@ func ExamplePlan_String() {
 	fmt.Print(dualwrite.Diff(exampleImage(), desired).String())
 	// Output:
 	// write-configs topics/orders
-	// 1 changes (write-configs 1), 0 znodes skipped
+	// 1 change (write-configs 1), 0 znodes skipped
 }
 
 // Counts counts the changes by kind.
@@ -247,5 +247,5 @@ func ExampleUndecodableZnode() {
 	fmt.Print(dualwrite.Diff(current, exampleImage()))
 	// Output:
 	// skipped /config/topics/orders: invalid JSON
-	// 0 changes, 1 znodes skipped
+	// 0 changes, 1 znode skipped
 }
