@@ -22,10 +22,7 @@ func TestFlags(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"help", []string{"--help"}, exitOK, "Commands:"},
-		{"help-command", []string{"help"}, exitOK, "rollback-check"},
-		{"command-help", []string{"rollback-fix", "--help"}, exitOK, "-apply"},
-		{"no-command", nil, exitError, "Usage:"},
+		{"no-command", nil, exitError, "Run 'migrationzk --help' for usage."},
 		{"unknown-command", []string{"frobnicate"}, exitError, `unknown command "frobnicate"`},
 		{"unknown-flag", []string{"status", "--bogus"}, exitError, "flag provided but not defined: -bogus"},
 		{"bad-output", []string{"--output", "yaml", "status"}, exitError, `--output "yaml": want text or json`},
@@ -43,6 +40,23 @@ func TestFlags(t *testing.T) {
 			wantCode(t, r, tc.code)
 			if !strings.Contains(r.stderr, tc.stderr) {
 				t.Fatalf("stderr lacks %q:\n%s", tc.stderr, r)
+			}
+		})
+	}
+
+	for _, tc := range []struct {
+		name, stdout string
+		args         []string
+	}{
+		{"help", "Commands:", []string{"--help"}},
+		{"help-command", "rollback-check", []string{"help"}},
+		{"command-help", "-apply", []string{"rollback-fix", "--help"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runBinary(t, nil, tc.args...)
+			wantCode(t, r, exitOK)
+			if !strings.Contains(r.stdout, tc.stdout) || r.stderr != "" {
+				t.Fatalf("want the help on stdout (with %q), nothing on stderr:\n%s", tc.stdout, r)
 			}
 		})
 	}
@@ -528,4 +542,32 @@ func TestRepairNullMigration(t *testing.T) {
 			t.Fatal("/migration was created")
 		}
 	})
+}
+
+// TestHelpAfterFlags checks the help: the true defaults whatever flags
+// came before --help, and after a bad flag only the error and a line
+// naming the help to read.
+// Fault: global flags given before --help; an unknown flag after them.
+func TestHelpAfterFlags(t *testing.T) {
+	given := []string{"--zk", "10.0.0.1:2181", "--timeout", "3s", "--root", "/given"}
+	for _, args := range [][]string{{"--help"}, {"status", "--help"}, {"export", "--help"}} {
+		r := runBinary(t, nil, append(append([]string{}, given...), args...)...)
+		wantCode(t, r, exitOK)
+		for _, bad := range []string{"(default 3s)", "10.0.0.1", "/given", `(default "`+defaultServers+`")`} {
+			if strings.Contains(r.stdout, bad) {
+				t.Fatalf("%v: the help shows %q, a value given, as a default:\n%s", args, bad, r)
+			}
+		}
+		if !strings.Contains(r.stdout, "(default 15s)") || strings.Count(r.stdout, defaultServers) != 1 {
+			t.Fatalf("%v: want the true defaults, the servers' once:\n%s", args, r)
+		}
+	}
+	for _, args := range [][]string{{"--bogus", "status"}, {"status", "--bogus"}, {"diff", "--bogus", "a", "b"}} {
+		r := runBinary(t, nil, append(append([]string{}, given...), args...)...)
+		wantCode(t, r, exitError)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if len(lines) != 2 || !strings.Contains(lines[0], "flag provided but not defined: -bogus") || !strings.Contains(lines[1], "--help' for usage.") || r.stdout != "" {
+			t.Fatalf("%v: want the error and one line naming --help on stderr:\n%s", args, r)
+		}
+	}
 }

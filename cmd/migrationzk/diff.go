@@ -60,11 +60,10 @@ type unplannedDiff struct {
 
 // setupDiff returns what runs diff: two arguments, each an export file or
 // liveSide.
-func setupDiff(a *app, fs *flag.FlagSet) func(context.Context, []string) int {
+func setupDiff(a *app, fs *flag.FlagSet) runFunc {
 	return func(ctx context.Context, args []string) int {
 		if len(args) != 2 {
-			fmt.Fprintf(a.stderr, "migrationzk diff: want two images, each an export file or %q, got %d arguments\n", liveSide, len(args))
-			return exitError
+			return a.fail(usageError{fmt.Errorf("want two images, each an export file or %q, got %d arguments", liveSide, len(args))})
 		}
 		return a.diff(ctx, args[0], args[1])
 	}

@@ -11,18 +11,31 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
+// exportReport is the json output of export: on stdout with --output
+// FILE, on stderr when the image itself goes to stdout.
+type exportReport struct {
+	header
+	// File is the file written; empty when the image went to stdout.
+	File        string `json:"file,omitempty"`
+	Topics      int    `json:"topics"`
+	Partitions  int    `json:"partitions"`
+	Undecodable int    `json:"undecodable"`
+}
+
 // setupExport registers export's flag, --output FILE, and returns what
 // runs it: no arguments; "text" and "json" are refused as file names, the
 // global flag's values.
-func setupExport(a *app, fs *flag.FlagSet) func(context.Context, []string) int {
+func setupExport(a *app, fs *flag.FlagSet) runFunc {
 	file := fs.String("output", "", "write the image to `file` (created with mode 0600, replaced whole) instead of stdout; the image is JSON whatever the global --output")
 	return func(ctx context.Context, args []string) int {
-		if a.noArgs("export", args) {
-			return exitError
+		if *file == "" {
+			a.jsonOut = a.stderr // stdout carries the image
+		}
+		if err := noArgs(args); err != nil {
+			return a.fail(err)
 		}
 		if *file == "text" || *file == "json" {
-			fmt.Fprintf(a.stderr, "migrationzk export: --output names the file to write (the image is always JSON); for a file named %s, say ./%s\n", *file, *file)
-			return exitError
+			return a.fail(usageError{fmt.Errorf("--output names the file to write (the image is always JSON); for a file named %s, say ./%s", *file, *file)})
 		}
 		return a.export(ctx, *file)
 	}
@@ -34,23 +47,25 @@ func setupExport(a *app, fs *flag.FlagSet) func(context.Context, []string) int {
 func (a *app) export(ctx context.Context, file string) int {
 	img, err := a.readLive(ctx)
 	if err != nil {
-		a.warn(err)
-		return exitError
+		return a.fail(err)
 	}
 	img = redactImage(img)
 	if file == "" {
 		if err := img.WriteJSON(a.stdout); err != nil {
-			a.warn(fmt.Errorf("write the image: %w", err))
-			return exitError
+			return a.fail(fmt.Errorf("write the image: %w", err))
 		}
+	} else if err := writeImageFile(file, img); err != nil {
+		return a.fail(err)
+	}
+	r := exportReport{header: a.header(), File: file, Topics: len(img.Topics), Partitions: countPartitions(img), Undecodable: len(img.Undecodable)}
+	if a.json() {
+		a.emitJSON(r)
 		return exitOK
 	}
-	if err := writeImageFile(file, img); err != nil {
-		a.warn(err)
-		return exitError
+	if file != "" {
+		fmt.Fprintf(a.stderr, "migrationzk export: wrote %s: %s, %s, %s\n", file,
+			pluralVerb(r.Topics, "topic", "topics"), pluralVerb(r.Partitions, "partition", "partitions"), pluralVerb(r.Undecodable, "znode undecodable", "znodes undecodable"))
 	}
-	fmt.Fprintf(a.stderr, "migrationzk export: wrote %s: %s, %s, %s undecodable\n", file,
-		pluralVerb(len(img.Topics), "topic", "topics"), pluralVerb(countPartitions(img), "partition", "partitions"), commas(len(img.Undecodable)))
 	return exitOK
 }
 

@@ -206,11 +206,15 @@ func (a *app) header() header {
 	return header{Schema: schemaVersion, Command: a.cmd, ZooKeeper: a.g.zk, Root: a.g.root}
 }
 
-// fail reports an error and returns exitError. In json mode stdout also
-// gets the header and "error", so that a consumer always reads valid JSON.
+// fail reports an error and returns exitError: on stderr, and in json
+// mode as the header, "error" and "error_kind" on the json output, so that
+// a consumer always reads valid JSON. When the json output is stderr
+// (export writing its image to stdout), it alone goes there.
 func (a *app) fail(err error) int {
 	kind, msg := describe(err)
-	fmt.Fprintf(a.stderr, "migrationzk %s: %s\n", a.cmd, msg)
+	if !a.json() || a.jsonOut != a.stderr {
+		fmt.Fprintf(a.stderr, "migrationzk %s: %s\n", a.cmd, msg)
+	}
 	if a.json() {
 		a.emitJSON(errorReport{header: a.header(), Error: msg, Kind: kind})
 	}

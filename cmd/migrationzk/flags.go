@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"strings"
-
-	"github.com/go-zookeeper/zk"
+	"time"
 )
 
 // usageError is a mistake in the command line: bad flags, a flag value that
@@ -44,19 +42,27 @@ func outputIn(args []string) string {
 	return out
 }
 
-// addGlobals registers the global flags on fs, with the values parsed so
-// far as defaults, so that they are accepted before and after a command.
+// defaultGlobals are the global flags' defaults.
+func defaultGlobals() globals {
+	return globals{timeout: 15 * time.Second, output: "text"}
+}
+
+// addGlobals registers the global flags on fs, bound to a.g, so that they
+// are accepted before and after a command. The help shows their true
+// defaults; the values parsed so far are kept.
 func (a *app) addGlobals(fs *flag.FlagSet) {
-	fs.StringVar(&a.g.zk, "zk", a.g.zk, "ZooKeeper servers, `host:port[,host:port...][/chroot]` as Kafka's zookeeper.connect (default $ZK_SERVERS, else "+defaultServers+")")
-	fs.StringVar(&a.g.root, "root", a.g.root, "the `chroot` Kafka runs under, such as /kafka (default: the chroot of --zk)")
-	fs.StringVar(&a.g.tlsFile, "zk-tls-config-file", a.g.tlsFile, "a `file` of Kafka's ZooKeeper client TLS properties (zookeeper.ssl.*), as kafka-configs.sh takes it")
-	fs.StringVar(&a.g.jaasFile, "zk-jaas-config", a.g.jaasFile, "a Kafka JAAS `file`: its Client section (or the one zookeeper.sasl.clientconfig names) authenticates with SASL, as java.security.auth.login.config does")
-	fs.StringVar(&a.g.digestFile, "zk-digest-file", a.g.digestFile, "a `file` holding digest credentials, user:password (else $"+digestEnv+")")
-	fs.StringVar(&a.g.passwordFile, "password-encoder-config-file", a.g.passwordFile, "a Kafka properties `file` holding password.encoder.secret and the other password.encoder.* settings, such as the controllers' server.properties, to decode password configs (else $"+passwordSecretEnv+", the secret alone)")
-	fs.DurationVar(&a.g.timeout, "timeout", a.g.timeout, "how long to wait for ZooKeeper at each step: connecting, each read or page of the scan, each write")
-	fs.StringVar(&a.g.output, "output", a.g.output, "output `format`: text or json")
-	fs.BoolVar(&a.g.verbose, "verbose", a.g.verbose, "log every ZooKeeper write to stderr")
-	fs.BoolVar(&a.g.version, "version", a.g.version, "print the version and exit")
+	parsed, d := a.g, defaultGlobals()
+	defer func() { a.g = parsed }()
+	fs.StringVar(&a.g.zk, "zk", d.zk, "ZooKeeper servers, `host:port[,host:port...][/chroot]` as Kafka's zookeeper.connect (default $ZK_SERVERS, else "+defaultServers+")")
+	fs.StringVar(&a.g.root, "root", d.root, "the `chroot` Kafka runs under, such as /kafka (default: the chroot of --zk)")
+	fs.StringVar(&a.g.tlsFile, "zk-tls-config-file", d.tlsFile, "a `file` of Kafka's ZooKeeper client TLS properties (zookeeper.ssl.*), as kafka-configs.sh takes it; other keys, as in a server.properties, are ignored and listed")
+	fs.StringVar(&a.g.jaasFile, "zk-jaas-config", d.jaasFile, "a Kafka JAAS `file`: its Client section (or the one zookeeper.sasl.clientconfig names) authenticates with SASL, as java.security.auth.login.config does")
+	fs.StringVar(&a.g.digestFile, "zk-digest-file", d.digestFile, "a `file` holding digest credentials, user:password (else $"+digestEnv+")")
+	fs.StringVar(&a.g.passwordFile, "password-encoder-config-file", d.passwordFile, "a Kafka properties `file` holding password.encoder.secret and the other password.encoder.* settings, such as the controllers' server.properties, to decode password configs (else $"+passwordSecretEnv+", the secret alone)")
+	fs.DurationVar(&a.g.timeout, "timeout", d.timeout, "how long to wait for ZooKeeper at each step: connecting, each read or page of the scan, each write")
+	fs.StringVar(&a.g.output, "output", d.output, "output `format`: text or json")
+	fs.BoolVar(&a.g.verbose, "verbose", d.verbose, "log every ZooKeeper write to stderr")
+	fs.BoolVar(&a.g.version, "version", d.version, "print the version and exit")
 }
 
 // parseTop parses the global flags before the command and finds the
@@ -66,55 +72,59 @@ func (a *app) parseTop(args []string) (cmd *command, rest []string, code int, ok
 	var diag bytes.Buffer
 	top.SetOutput(&diag)
 	a.addGlobals(top)
-	top.Usage = func() { a.usage(&diag, top) }
+	top.Usage = func() {}
+	usage := func() string {
+		var w bytes.Buffer
+		a.usage(&w, top)
+		return w.String()
+	}
 	err := top.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		return nil, nil, a.help(diag.String()), false
+		return nil, nil, a.help(usage()), false
 	case err != nil:
-		return nil, nil, a.failUsage(err, diag.String()), false
+		return nil, nil, a.failUsage(err, "migrationzk --help"), false
 	case a.g.version:
 		return nil, nil, a.printVersion(), false
 	case top.NArg() == 0:
-		a.usage(&diag, top)
-		return nil, nil, a.failUsage(errors.New("no command given"), diag.String()), false
+		return nil, nil, a.failUsage(errors.New("no command given"), "migrationzk --help"), false
 	case top.Arg(0) == "help":
-		a.usage(&diag, top)
-		return nil, nil, a.help(diag.String()), false
+		return nil, nil, a.help(usage()), false
 	}
 	if cmd = findCommand(top.Arg(0)); cmd == nil {
-		err := fmt.Errorf("unknown command %q", top.Arg(0))
-		fmt.Fprintf(&diag, "migrationzk: %v\n\n", err)
-		a.usage(&diag, top)
-		return nil, nil, a.failUsage(err, diag.String()), false
+		return nil, nil, a.failUsage(fmt.Errorf("unknown command %q", top.Arg(0)), "migrationzk --help"), false
 	}
 	return cmd, top.Args()[1:], exitOK, true
 }
 
-// parseCommand parses the command's flags, global flags among them.
-func (a *app) parseCommand(cmd *command, args []string) (func(ctx context.Context, conn *zk.Conn) int, int, bool) {
+// parseCommand parses what follows the command's name: its flags and the
+// global ones, in any order among its positional arguments, "--" ending
+// the flags. A flag of the command's own named as a global one is the
+// command's after its name. When ok is false the run is over and code is
+// its exit code.
+func (a *app) parseCommand(cmd *command, args []string) (exec runFunc, positional []string, code int, ok bool) {
 	fs := flag.NewFlagSet("migrationzk "+cmd.name, flag.ContinueOnError)
 	var diag bytes.Buffer
 	fs.SetOutput(&diag)
-	exec := cmd.setup(a, fs)
-	a.addGlobals(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(&diag, "Usage: migrationzk [global flags] %s [flags]\n\n%s.\n\nFlags (global flags may also come here):\n", cmd.name, capitalize(cmd.summary))
-		fs.PrintDefaults()
-		fmt.Fprint(&diag, exitCodesHelp)
-	}
-	err := fs.Parse(args)
+	exec = cmd.setup(a, fs)
+	a.addGlobalsUnlessDefined(fs)
+	fs.Usage = func() {}
+	positional, err := parseInterspersed(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		return nil, a.help(diag.String()), false
+		var w bytes.Buffer
+		fmt.Fprintf(&w, "Usage: migrationzk [global flags] %s [flags] %s\n\n%s.\n\nFlags (global flags may also come here):\n",
+			cmd.name, cmd.args, capitalize(cmd.summary))
+		fs.SetOutput(&w)
+		fs.PrintDefaults()
+		fmt.Fprint(&w, exitCodesHelp)
+		return nil, nil, a.help(w.String()), false
 	case err != nil:
-		return nil, a.failUsage(err, diag.String()), false
+		return nil, nil, a.failUsage(err, "migrationzk "+cmd.name+" --help"), false
 	case a.g.version:
-		return nil, a.printVersion(), false
-	case fs.NArg() > 0:
-		return nil, a.fail(usageError{fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}), false
+		return nil, nil, a.printVersion(), false
 	}
-	return exec, exitOK, true
+	return exec, positional, exitOK, true
 }
 
 const exitCodesHelp = `
@@ -131,27 +141,30 @@ func (a *app) usage(w *bytes.Buffer, top *flag.FlagSet) {
 		fmt.Fprintf(w, "  %-22s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, "\nGlobal flags (accepted before or after the command):\n")
+	top.SetOutput(w)
 	top.PrintDefaults()
 	fmt.Fprint(w, "\nRun 'migrationzk <command> --help' for a command's flags.\n"+exitCodesHelp)
 }
 
-// help prints usage, the answer to --help, on stderr and returns exitOK.
-// In json mode stdout gets it too, as "usage".
+// help prints usage, the answer to --help, on stdout and returns exitOK;
+// in json mode stdout gets it as "usage" instead.
 func (a *app) help(usage string) int {
-	fmt.Fprint(a.stderr, usage)
 	if a.json() {
 		a.emitJSON(struct {
 			header
 			Usage string `json:"usage"`
 		}{a.header(), usage})
+		return exitOK
 	}
+	fmt.Fprint(a.stdout, usage)
 	return exitOK
 }
 
-// failUsage reports a command line that does not parse: diag, what the
-// flag package printed, on stderr, and in json mode the error on stdout.
-func (a *app) failUsage(err error, diag string) int {
-	fmt.Fprint(a.stderr, diag)
+// failUsage reports a command line that does not parse: the error, and a
+// line naming the help to read (helpCommand), on stderr; in json mode the
+// error on stdout too.
+func (a *app) failUsage(err error, helpCommand string) int {
+	fmt.Fprintf(a.stderr, "migrationzk: %v\nRun '%s' for usage.\n", err, helpCommand)
 	if a.json() {
 		a.emitJSON(errorReport{header: a.header(), Error: err.Error(), Kind: kindUsage})
 	}

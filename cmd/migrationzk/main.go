@@ -119,6 +119,9 @@ type app struct {
 	cmd string
 	// emitted says whether the json output has been written.
 	emitted bool
+	// jsonOut is where the json output goes: stdout, or stderr when
+	// stdout carries export's image.
+	jsonOut io.Writer
 }
 
 // globals are the flags every command accepts.
@@ -139,28 +142,52 @@ type globals struct {
 	chroot  string
 }
 
-// command is a subcommand.
+// command is a subcommand: every one is parsed the same way (see
+// app.parseCommand) and run with its positional arguments.
 type command struct {
 	name    string
 	summary string
 	args    string // extra usage after the flags
 	// setup registers the command's own flags and returns what runs it
-	// with a client holding a session.
-	setup func(a *app, fs *flag.FlagSet) func(ctx context.Context, conn *zk.Conn) int
-	// setupArgs, set instead of setup, registers the command's own flags
-	// and returns what runs it with its arguments; it connects to
-	// ZooKeeper only if it needs to (see runWithArgs).
-	setupArgs func(a *app, fs *flag.FlagSet) func(ctx context.Context, args []string) int
+	// with its arguments; it connects to ZooKeeper if it needs to (see
+	// withSession).
+	setup func(a *app, fs *flag.FlagSet) runFunc
 }
+
+// runFunc runs a command with its positional arguments and returns the
+// exit code.
+type runFunc func(ctx context.Context, args []string) int
 
 func commands() []command {
 	return []command{
-		{name: "status", summary: "/migration, /controller, /controller_epoch, and which side owns the cluster", setup: setupStatus},
-		{name: "rollback-check", summary: "the partitions a rollback to ZooKeeper mode would leave offline", setup: setupRollbackCheck},
-		{name: "rollback-fix", summary: "raise /controller_epoch and force a controller election (dry run unless --apply)", setup: setupRollbackFix},
-		{name: "repair-null-migration", summary: "replace a null /migration with the initial state (dry run unless --apply)", setup: setupRepair},
-		{name: "export", summary: "write everything the migration mirrors into ZooKeeper as a JSON image", setupArgs: setupExport},
-		{name: "diff", summary: "compare two images, each an export file or live (exit 1 when they differ)", args: "A B", setupArgs: setupDiff},
+		{name: "status", summary: "/migration, /controller, /controller_epoch, and which side owns the cluster", setup: withSession(setupStatus)},
+		{name: "rollback-check", summary: "the partitions a rollback to ZooKeeper mode would leave offline", setup: withSession(setupRollbackCheck)},
+		{name: "rollback-fix", summary: "raise /controller_epoch and force a controller election (dry run unless --apply)", setup: withSession(setupRollbackFix)},
+		{name: "repair-null-migration", summary: "replace a null /migration with the initial state (dry run unless --apply)", setup: withSession(setupRepair)},
+		{name: "export", summary: "write everything the migration mirrors into ZooKeeper as a JSON image", setup: setupExport},
+		{name: "diff", summary: "compare two images, each an export file or live (exit 1 when they differ)", args: "A B", setup: setupDiff},
+	}
+}
+
+// withSession makes a command that takes no arguments and runs with a
+// client holding a session, after the preflight checks, of setup.
+func withSession(setup func(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int) func(*app, *flag.FlagSet) runFunc {
+	return func(a *app, fs *flag.FlagSet) runFunc {
+		exec := setup(a, fs)
+		return func(ctx context.Context, args []string) int {
+			if err := noArgs(args); err != nil {
+				return a.fail(err)
+			}
+			conn, err := a.connect(ctx)
+			if err != nil {
+				return a.fail(err)
+			}
+			defer conn.Close()
+			if err := a.preflight(ctx, conn); err != nil {
+				return a.fail(err)
+			}
+			return exec(ctx, conn)
+		}
 	}
 }
 
@@ -176,43 +203,30 @@ func findCommand(name string) *command {
 
 // run runs the tool with args (without the program name) and returns the
 // exit code. With --output json, stdout gets exactly one JSON object
-// whatever happens, usage errors included.
+// whatever happens, usage errors included; export writing its image to
+// stdout puts that object on stderr instead.
 func (a *app) run(args []string) int {
-	a.g = globals{timeout: 15 * time.Second, output: outputIn(args)}
-	code := a.runArgs(args)
-	if a.json() && !a.emitted {
-		a.emitJSON(errorReport{header: a.header(), Error: "no output was produced"})
-	}
-	return code
+	a.g = defaultGlobals()
+	a.g.output = outputIn(args)
+	a.jsonOut = a.stdout
+	return a.runArgs(args)
 }
 
-// runArgs parses args, connects and runs the command.
+// runArgs parses args and runs the command.
 func (a *app) runArgs(args []string) int {
 	cmd, rest, code, ok := a.parseTop(args)
 	if !ok {
 		return code
 	}
-	if cmd.setupArgs != nil {
-		return a.runWithArgs(cmd, rest)
-	}
 	a.cmd = cmd.name
-	exec, code, ok := a.parseCommand(cmd, rest)
+	exec, positional, code, ok := a.parseCommand(cmd, rest)
 	if !ok {
 		return code
 	}
 	if err := a.checkGlobals(); err != nil {
 		return a.fail(usageError{err})
 	}
-	ctx := context.Background()
-	conn, err := a.connect(ctx)
-	if err != nil {
-		return a.fail(err)
-	}
-	defer conn.Close()
-	if err := a.preflight(ctx, conn); err != nil {
-		return a.fail(err)
-	}
-	return exec(ctx, conn)
+	return exec(context.Background(), positional)
 }
 
 // logger returns the logger for the library's writes: to stderr with

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -17,14 +18,16 @@ func (a *app) emitJSON(v any) {
 		return
 	}
 	a.emitted = true
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		// The reports are plain structs; this cannot happen.
 		fmt.Fprintf(a.stderr, "migrationzk: encode output: %v\n", err)
 		return
 	}
-	b = append(b, '\n')
-	_, _ = a.stdout.Write(b)
+	_, _ = a.jsonOut.Write(b.Bytes())
 }
 
 // printf writes text output.
