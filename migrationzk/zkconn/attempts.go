@@ -24,12 +24,18 @@ var errGaveUp = errors.New("zkconn: gave up")
 type attemptWatch struct {
 	limit  int
 	gaveUp chan struct{}
+	// probe explains a failed attempt as a TLS mismatch, if it was one;
+	// nil when none is probed for.
+	probe portProbe
 
 	mu        sync.Mutex
 	failures  int   // permanent failures since the last answered handshake
 	last      error // the latest failure since then
 	closed    bool  // gaveUp is closed
 	abandoned bool
+	// settled is set once Open has returned the client: a running client
+	// never gives up, so its failures are not probed.
+	settled bool
 }
 
 func newAttemptWatch(limit int) *attemptWatch {
@@ -45,10 +51,10 @@ func (w *attemptWatch) dialer(d zk.Dialer) zk.Dialer {
 		}
 		c, err := d(network, address, timeout)
 		if err != nil {
-			w.failed(err)
+			w.failed(w.explain(address, err))
 			return nil, err
 		}
-		return &watchedConn{Conn: c, watch: w, reply: newFirstFrame()}, nil
+		return &watchedConn{Conn: c, watch: w, address: address, reply: newFirstFrame()}, nil
 	}
 }
 
@@ -64,6 +70,32 @@ func (w *attemptWatch) failed(err error) {
 		w.closed = true
 		close(w.gaveUp)
 	}
+}
+
+// explain returns err, the failure of an attempt at address, or the
+// *TLSMismatchError a probe of the port finds behind it. Only failures
+// that retrying might cure are probed, and only until Open returns.
+func (w *attemptWatch) explain(address string, err error) error {
+	w.mu.Lock()
+	probe := w.probe
+	if w.settled || w.abandoned || isPermanent(err) {
+		probe = nil
+	}
+	w.mu.Unlock()
+	if probe == nil {
+		return err
+	}
+	if mismatch := probe(address, err); mismatch != nil {
+		return mismatch
+	}
+	return err
+}
+
+// settle marks the client as returned by Open.
+func (w *attemptWatch) settle() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settled = true
 }
 
 func (w *attemptWatch) succeeded() {
@@ -95,6 +127,10 @@ func (w *attemptWatch) isAbandoned() bool {
 // repeated: a TLS or certificate error, a SASL failure, a refused
 // connection, an unknown host.
 func isPermanent(err error) bool {
+	var mismatch *TLSMismatchError
+	if errors.As(err, &mismatch) {
+		return true // it wraps the failure it explains
+	}
 	var he *HandshakeError
 	if errors.As(err, &he) {
 		return !he.Transient()
@@ -114,7 +150,8 @@ func isPermanent(err error) bool {
 // arrived or the connection failed first.
 type watchedConn struct {
 	net.Conn
-	watch *attemptWatch
+	watch   *attemptWatch
+	address string
 
 	mu       sync.Mutex
 	reply    firstFrame
@@ -132,7 +169,7 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 	case report && answered:
 		c.watch.succeeded()
 	case report:
-		c.watch.failed(err)
+		c.watch.failed(c.watch.explain(c.address, err))
 	}
 	return n, err
 }

@@ -25,7 +25,10 @@ var ErrInvalidArgument = errors.New("zkconn: invalid argument")
 type Option func(*openConfig)
 
 type openConfig struct {
-	dialer   zk.Dialer
+	dialer zk.Dialer
+	// tls is set by WithTLS: a failed attempt is probed for a plaintext
+	// server; without a dialer, for a TLS one.
+	tls      bool
 	creds    []credential
 	zkOpts   []func(*zk.Conn)
 	attempts int
@@ -58,7 +61,7 @@ func WithDialer(d zk.Dialer) Option {
 			c.fail("WithDialer(nil)")
 			return
 		}
-		c.dialer = d
+		c.dialer, c.tls = d, false
 	}
 }
 
@@ -66,7 +69,11 @@ func WithDialer(d zk.Dialer) Option {
 // WithDialer(TLSDialer(config, nil, DefaultHandshakeTimeout)). A nil
 // config still means TLS, verified with the system's CAs.
 func WithTLS(config *tls.Config) Option {
-	return WithDialer(TLSDialer(config, nil, DefaultHandshakeTimeout))
+	dialer := WithDialer(TLSDialer(config, nil, DefaultHandshakeTimeout))
+	return func(c *openConfig) {
+		dialer(c)
+		c.tls = true
+	}
 }
 
 // WithDigest makes Open authenticate with ZooKeeper's digest scheme as
@@ -186,7 +193,10 @@ func (c *openConfig) attemptLimit(servers int) int {
 // made since a server last answered a handshake have failed for a reason
 // that retrying does not cure, it gives up with the last one's error: a *HandshakeError for TLS and certificate failures, a
 // *net.OpError for a refused connection (errors.Is(err,
-// syscall.ECONNREFUSED)), a *net.DNSError for an unknown host. Other
+// syscall.ECONNREFUSED)), a *net.DNSError for an unknown host, a
+// *TLSMismatchError for a plaintext client at a port that speaks TLS or a
+// WithTLS client at a plaintext one (confirmed by a probe of the port:
+// a server without quorum also closes connections). Other
 // failures (a connection closed or timed out, as while a server starts or
 // an ensemble elects a leader) are retried until ctx ends, and the error
 // then names the last one. Credentials the server refuses fail Open with
@@ -211,6 +221,7 @@ func Open(ctx context.Context, servers []string, sessionTimeout time.Duration, o
 	}
 	hp := &HostProvider{}
 	watch := newAttemptWatch(cfg.attemptLimit(len(servers)))
+	watch.probe = cfg.mismatchProbe()
 	base := []func(*zk.Conn){
 		zk.WithHostProvider(hp),
 		zk.WithLogger(discardLogger{}),
@@ -226,7 +237,21 @@ func Open(ctx context.Context, servers []string, sessionTimeout time.Duration, o
 		go conn.Close() // Close waits up to a second for a client without a connection
 		return nil, fmt.Errorf("zkconn: connect to %v: %w", servers, err)
 	}
+	watch.settle()
 	return conn, nil
+}
+
+// mismatchProbe returns the probe for a TLS mismatch: for a plaintext
+// server with WithTLS, for a TLS one with Open's own dialer, none with a
+// dialer of the caller's.
+func (c *openConfig) mismatchProbe() portProbe {
+	switch {
+	case c.tls:
+		return probeForPlaintext
+	case c.dialer == nil:
+		return probeForTLS
+	}
+	return nil
 }
 
 func (c *openConfig) dialerOrDefault() zk.Dialer {

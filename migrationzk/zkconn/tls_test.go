@@ -236,28 +236,61 @@ func TestRefusedServerAmongOthers(t *testing.T) {
 }
 
 // Fault: a TLS client at a plain port, and a plain client at a TLS port.
-// Neither is a refusal retrying cannot cure as far as the client can tell
-// (the peer just closes), so Open waits for its context and names the last
-// failure.
-func TestWrongProtocolWaitsForContext(t *testing.T) {
+// The peer just closes the connection, as a server without quorum does;
+// a probe of the port confirms the mismatch, and Open fails within a few
+// attempts with a *TLSMismatchError saying which side speaks TLS.
+func TestWrongProtocolFailsFast(t *testing.T) {
 	plain := zktest.Start(t)
 	secure := zktest.Start(t, zktest.WithTLS())
 	for name, c := range map[string]struct {
-		servers []string
-		opts    []zkconn.Option
+		servers   []string
+		opts      []zkconn.Option
+		speaksTLS bool
 	}{
-		"TLS to plain": {plain.Servers, []zkconn.Option{zkconn.WithTLS(secure.ClientTLS())}},
-		"plain to TLS": {secure.Servers, nil},
+		"TLS to plain": {plain.Servers, []zkconn.Option{zkconn.WithTLS(secure.ClientTLS())}, false},
+		"plain to TLS": {secure.Servers, nil, true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			start := time.Now()
 			_, err := zkconn.Open(ctx, c.servers, 10*time.Second, c.opts...)
 			t.Logf("after %v: %v", time.Since(start).Round(time.Millisecond), err)
-			if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 4*time.Second {
-				t.Fatalf("err = %v after %v, want the context's deadline", err, time.Since(start))
+			var mismatch *zkconn.TLSMismatchError
+			if !errors.As(err, &mismatch) || mismatch.ServerSpeaksTLS != c.speaksTLS || mismatch.Server != c.servers[0] {
+				t.Fatalf("err = %v, want a *TLSMismatchError for %s with ServerSpeaksTLS %v", err, c.servers[0], c.speaksTLS)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("took %v, want a few attempts", d)
 			}
 		})
+	}
+}
+
+// Fault: the server left without quorum closes every connection before
+// its handshake reply, as a TLS port does to a plaintext client; the probe
+// finds no TLS there, so Open keeps trying until its context ends. A TLS
+// client there learns the port is plaintext: ZooKeeper answers the probe
+// without quorum.
+func TestNoQuorumIsNoMismatch(t *testing.T) {
+	e := zktest.StartEnsemble(t, 3)
+	survivor := e.Servers[0]
+	for _, addr := range e.Servers[1:] {
+		if err := e.Member(addr).Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	_, err := zkconn.Open(ctx, []string{survivor}, 10*time.Second)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.As(err, new(*zkconn.TLSMismatchError)) {
+		t.Fatalf("plaintext client: err = %v, want the context's deadline", err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = zkconn.Open(ctx, []string{survivor}, 10*time.Second, zkconn.WithTLS(nil))
+	var mismatch *zkconn.TLSMismatchError
+	if !errors.As(err, &mismatch) || mismatch.ServerSpeaksTLS {
+		t.Fatalf("TLS client: err = %v, want a *TLSMismatchError: the port speaks plaintext", err)
 	}
 }
