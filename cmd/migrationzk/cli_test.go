@@ -553,7 +553,7 @@ func TestHelpAfterFlags(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"status", "--help"}, {"export", "--help"}} {
 		r := runBinary(t, nil, append(append([]string{}, given...), args...)...)
 		wantCode(t, r, exitOK)
-		for _, bad := range []string{"(default 3s)", "10.0.0.1", "/given", `(default "`+defaultServers+`")`} {
+		for _, bad := range []string{"(default 3s)", "10.0.0.1", "/given", `(default "` + defaultServers + `")`} {
 			if strings.Contains(r.stdout, bad) {
 				t.Fatalf("%v: the help shows %q, a value given, as a default:\n%s", args, bad, r)
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -20,14 +21,12 @@ import (
 // --zk-tls-config-file, the digest credentials, then connOpts.
 func (a *app) connectOptions() ([]zkconn.Option, error) {
 	var opts []zkconn.Option
-	if a.g.tlsFile != "" {
-		config, err := zktls.LoadFile(a.g.tlsFile)
-		if err != nil {
-			return nil, &tlsConfigError{err: err}
-		}
-		if config != nil {
-			opts = append(opts, zkconn.WithTLS(config))
-		}
+	config, err := a.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	if config != nil {
+		opts = append(opts, zkconn.WithTLS(config))
 	}
 	sasl, err := a.saslOptions()
 	if err != nil {
@@ -38,6 +37,36 @@ func (a *app) connectOptions() ([]zkconn.Option, error) {
 		opts = append(opts, zkconn.WithDigest(a.digest.user, a.digest.password))
 	}
 	return append(opts, a.connOpts...), nil
+}
+
+// tlsConfig returns the TLS configuration of --zk-tls-config-file, nil
+// for none, read once: the keys it ignores are listed on stderr once.
+func (a *app) tlsConfig() (*tls.Config, error) {
+	if a.g.tlsFile == "" || a.tls.loaded {
+		return a.tls.config, nil
+	}
+	config, ignored, err := zktls.LoadFileIgnoring(a.g.tlsFile)
+	if err != nil {
+		return nil, &tlsConfigError{err: err}
+	}
+	a.tls.loaded, a.tls.config = true, config
+	if len(ignored) > 0 {
+		fmt.Fprintf(a.stderr, "migrationzk: --zk-tls-config-file %s: ignored, as Kafka's tools ignore them: %s\n", a.g.tlsFile, describeIgnored(ignored))
+	}
+	return config, nil
+}
+
+// describeIgnored lists ignored keys, with the Kafka key to use for
+// ZooKeeper's own names.
+func describeIgnored(ignored []zktls.IgnoredKey) string {
+	parts := make([]string, len(ignored))
+	for i, k := range ignored {
+		parts[i] = k.Key
+		if k.Use != "" {
+			parts[i] += " (ZooKeeper's name; Kafka's key is " + k.Use + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // connect returns a client holding a session. A refused connection, an

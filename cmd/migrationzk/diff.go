@@ -62,6 +62,9 @@ type unplannedDiff struct {
 // liveSide.
 func setupDiff(a *app, fs *flag.FlagSet) runFunc {
 	return func(ctx context.Context, args []string) int {
+		if err := a.ready(); err != nil {
+			return a.fail(err)
+		}
 		if len(args) != 2 {
 			return a.fail(usageError{fmt.Errorf("want two images, each an export file or %q, got %d arguments", liveSide, len(args))})
 		}

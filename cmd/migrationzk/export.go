@@ -31,6 +31,9 @@ func setupExport(a *app, fs *flag.FlagSet) runFunc {
 		if *file == "" {
 			a.jsonOut = a.stderr // stdout carries the image
 		}
+		if err := a.ready(); err != nil {
+			return a.fail(err)
+		}
 		if err := noArgs(args); err != nil {
 			return a.fail(err)
 		}

@@ -42,7 +42,13 @@ func (e *connectError) Error() string {
 	var ae *zkconn.AuthError
 	var se *zkconn.SASLError
 	var dns *net.DNSError
+	var mismatch *zkconn.TLSMismatchError
 	switch {
+	case errors.As(e.err, &mismatch) && mismatch.ServerSpeaksTLS:
+		return fmt.Sprintf("ZooKeeper at %s: the server speaks TLS on this port (secureClientPort); pass --zk-tls-config-file", mismatch.Server)
+	case errors.As(e.err, &mismatch):
+		return fmt.Sprintf("ZooKeeper at %s: the server speaks plaintext on this port (clientPort), and --zk-tls-config-file turns TLS on: "+
+			"give --zk the servers' secureClientPort, or leave --zk-tls-config-file out", mismatch.Server)
 	case errors.As(e.err, &he):
 		return fmt.Sprintf("TLS handshake with %s failed: %s: %s", he.Server, handshakeKind(he.Failure), he.Failure)
 	case errors.As(e.err, &se):
@@ -154,7 +160,7 @@ func describe(err error) (kind, message string) {
 		return kindCredentials, err.Error()
 	case errors.As(err, &nke):
 		return kindNoKafka, err.Error()
-	case errors.As(err, &ce) && errors.As(err, &he):
+	case errors.As(err, &ce) && (errors.As(err, &he) || errors.As(err, new(*zkconn.TLSMismatchError))):
 		return kindTLS, err.Error()
 	case errors.As(err, &ce) && errors.Is(err, migrationzk.ErrAuthFailed), errors.As(err, new(*zkconn.AuthError)):
 		return kindCredentials, err.Error()

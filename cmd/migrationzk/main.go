@@ -48,6 +48,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
@@ -119,6 +120,11 @@ type app struct {
 	cmd string
 	// emitted says whether the json output has been written.
 	emitted bool
+	// tls is the configuration of --zk-tls-config-file, once read.
+	tls struct {
+		loaded bool
+		config *tls.Config
+	}
 	// jsonOut is where the json output goes: stdout, or stderr when
 	// stdout carries export's image.
 	jsonOut io.Writer
@@ -149,8 +155,8 @@ type command struct {
 	summary string
 	args    string // extra usage after the flags
 	// setup registers the command's own flags and returns what runs it
-	// with its arguments; it connects to ZooKeeper if it needs to (see
-	// withSession).
+	// with its arguments: it checks the global flags (app.ready) and
+	// connects to ZooKeeper if it needs to (see withSession).
 	setup func(a *app, fs *flag.FlagSet) runFunc
 }
 
@@ -175,6 +181,9 @@ func withSession(setup func(a *app, fs *flag.FlagSet) func(context.Context, *zk.
 	return func(a *app, fs *flag.FlagSet) runFunc {
 		exec := setup(a, fs)
 		return func(ctx context.Context, args []string) int {
+			if err := a.ready(); err != nil {
+				return a.fail(err)
+			}
 			if err := noArgs(args); err != nil {
 				return a.fail(err)
 			}
@@ -223,10 +232,16 @@ func (a *app) runArgs(args []string) int {
 	if !ok {
 		return code
 	}
-	if err := a.checkGlobals(); err != nil {
-		return a.fail(usageError{err})
-	}
 	return exec(context.Background(), positional)
+}
+
+// ready checks the global flags (see checkGlobals), as every command does
+// first, once it knows where its json output goes.
+func (a *app) ready() error {
+	if err := a.checkGlobals(); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // logger returns the logger for the library's writes: to stderr with

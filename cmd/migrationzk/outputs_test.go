@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// failureCase is one kind of failure: the flags and environment that
+// bring it about, and what the error says.
+type failureCase struct {
+	kind  string
+	flags []string
+	env   []string
+	want  string
+}
+
+// outputCommands are every command, as run in the matrix: each export
+// form, diff of the live cluster with itself.
+func outputCommands(dir string) map[string][]string {
+	return map[string][]string{
+		"status":                {"status"},
+		"rollback-check":        {"rollback-check"},
+		"rollback-fix":          {"rollback-fix"},
+		"repair-null-migration": {"repair-null-migration"},
+		"export":                {"export"},
+		"export-file":           {"export", "--output", filepath.Join(dir, "image.json")},
+		"diff":                  {"diff", "live", "live"},
+	}
+}
+
+// TestOutputMatrix runs every command with every kind of failure, in text
+// and json: exit 2, the error on stderr in text; in json exactly one JSON
+// object with the command, the error and its error_kind, on stdout (on
+// stderr for export writing its image to stdout, stdout then empty).
+// Fault: usage, tls_config, tls (a plaintext client at a TLS port),
+// sasl_config, a refused SASL password, bad digest credentials,
+// not_authorized, unreachable, no_kafka_metadata.
+func TestOutputMatrix(t *testing.T) {
+	plain := zktest.Start(t)
+	admin := plain.Connect(t)
+	ok := newCluster(t, plain, admin, "matrix")
+	ok.seedKafka(43, uniform("orders", 2, 43))
+	ok.zkController(1)
+	denied := newCluster(t, plain, admin, "denied")
+	denied.seedKafka(43, uniform("orders", 2, 43))
+	denied.zkController(1)
+	migration := denied.root + znode.MigrationPath
+	if _, err := admin.Create(migration, []byte(`{"version":0}`), 0, worldACL); err != nil {
+		t.Fatal(err)
+	}
+	other := zk.DigestACL(zk.PermAll, "someone", "else")
+	for _, p := range []string{migration, denied.root + znode.TopicsPath + "/orders"} {
+		if _, err := admin.SetACL(p, other, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := startSecured(t)
+	sc := s.kafkaCluster(t, "secured")
+	sasl := saslCluster(t)
+	plainZK := []string{"--zk", strings.Join(plain.Servers, ","), "--timeout", "30s"}
+	securedZK := []string{"--zk", strings.Join(s.srv.Servers, ",") + sc.root, "--timeout", "30s"}
+	saslZK := []string{"--zk", strings.Join(sasl.srv.Servers, ",") + sasl.root, "--timeout", "30s"}
+	cases := []failureCase{
+		{kindUsage, append(plainZK, "--root", ok.root, "--timeout", "0s"), nil, "--timeout 0s: must be positive"},
+		{kindTLSConfig, append(securedZK, "--zk-tls-config-file", s.files["unknown-key"]), nil, "zookeeper.ssl.keystore.locaton: unknown property"},
+		{kindTLS, securedZK, nil, "the server speaks TLS on this port (secureClientPort); pass --zk-tls-config-file"},
+		{kindSASLConfig, append(saslZK, "--zk-jaas-config", "/nonexistent/jaas.conf"), nil, "--zk-jaas-config: zkconn: JAAS file /nonexistent/jaas.conf"},
+		{kindCredentials, append(saslZK, "--zk-jaas-config", tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))), nil, "SASL DIGEST-MD5 authentication with"},
+		{kindCredentials, append(securedZK, "--zk-tls-config-file", s.files["operator"]), []string{digestEnv + "=" + superUser + ":" + wrongPassword}, `bad credentials: digest user "super"`},
+		{kindNotAuthorized, append(plainZK, "--root", denied.root), nil, "not authorized for path " + denied.root},
+		{kindUnreachable, []string{"--zk", "127.0.0.1:1", "--timeout", "30s"}, nil, "connection refused"},
+		{kindNoKafka, append(plainZK, "--root", "/no-such-root"), nil, "no Kafka metadata found under /no-such-root"},
+	}
+	for _, fc := range cases {
+		for name, args := range outputCommands(t.TempDir()) {
+			for _, mode := range []string{"text", "json"} {
+				start := time.Now()
+				flags := append(append([]string{}, fc.flags...), "--output", mode)
+				r := runBinary(t, fc.env, append(flags, args...)...)
+				label := fc.kind + "/" + name + "/" + mode
+				if d := time.Since(start); d > fastFail {
+					t.Errorf("%s: took %v", label, d)
+				}
+				checkFailureOutput(t, label, r, fc, args[0], mode == "json", name == "export")
+			}
+		}
+	}
+}
+
+// checkFailureOutput checks one run of the matrix.
+func checkFailureOutput(t *testing.T, label string, r result, fc failureCase, command string, json, toStderr bool) {
+	t.Helper()
+	if r.code != exitError {
+		t.Errorf("%s: exit %d, want %d\n%s", label, r.code, exitError, r)
+		return
+	}
+	if !json {
+		if !strings.Contains(r.stderr, fc.want) {
+			t.Errorf("%s: stderr lacks %q\n%s", label, fc.want, r)
+		}
+		return
+	}
+	out, stray := r.stdout, r.stderr
+	if toStderr {
+		out, stray = r.stderr, r.stdout
+	}
+	var got errorReport
+	if err := decodeOne(out, &got); err != nil || stray != "" && toStderr {
+		t.Errorf("%s: want one JSON object there and nothing on the image's stdout: %v\n%s", label, err, r)
+		return
+	}
+	if got.Schema != schemaVersion || got.Command != command || got.Kind != fc.kind || !strings.Contains(got.Error, fc.want) {
+		t.Errorf("%s: json %+v, want command %s, kind %s, error with %q\n%s", label, got, command, fc.kind, fc.want, r)
+	}
+}
+
+// decodeOne decodes s, which must be exactly one JSON object, into v.
+func decodeOne(s string, v any) error {
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() || !strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return errNotOneObject
+	}
+	return nil
+}
+
+var errNotOneObject = jsonError("not exactly one JSON object")
+
+type jsonError string
+
+func (e jsonError) Error() string { return string(e) }
+
+// TestExportReport checks export's own report: with --output FILE one
+// JSON object on stdout, without "error"; with the image on stdout, the
+// image alone there and the report on stderr.
+// Fault: none (the report of a success).
+func TestExportReport(t *testing.T) {
+	srv := zktest.Start(t)
+	c := newCluster(t, srv, srv.Connect(t), "report")
+	c.seedKafka(43, uniform("orders", 2, 43))
+	file := filepath.Join(t.TempDir(), "image.json")
+	r := c.run("--output", "json", "export", "--output", file)
+	wantCode(t, r, exitOK)
+	var rep map[string]any
+	if err := decodeOne(r.stdout, &rep); err != nil || rep["error"] != nil || rep["file"] != file || rep["topics"] != 1.0 || rep["partitions"] != 2.0 {
+		t.Fatalf("export --output FILE: %v %v\n%s", err, rep, r)
+	}
+	r = c.run("--output", "json", "export")
+	wantCode(t, r, exitOK)
+	if img := readExport(t, r.stdout); len(img.Topics) != 1 {
+		t.Fatalf("image: %d topics", len(img.Topics))
+	}
+	rep = nil
+	if err := decodeOne(r.stderr, &rep); err != nil || rep["error"] != nil || rep["topics"] != 1.0 {
+		t.Fatalf("export to stdout: report on stderr: %v %v\n%s", err, rep, r)
+	}
+}
