@@ -98,7 +98,7 @@ func (s store) loadKeyStore() (tls.Certificate, error) {
 		err = checkKeyPair(cert)
 	}
 	if err != nil {
-		return tls.Certificate{}, s.fail(fmt.Errorf("%s %s: %w", typ, s.kind, s.explain(err)))
+		return tls.Certificate{}, s.fail(fmt.Errorf("%s %s: %w", typ, s.kind, s.explain(err, typ, data)))
 	}
 	return cert, nil
 }
@@ -122,7 +122,7 @@ func (s store) loadTrustStore() (*x509.CertPool, error) {
 		err = errors.New("no certificates")
 	}
 	if err != nil {
-		return nil, s.fail(fmt.Errorf("%s %s: %w", typ, s.kind, s.explain(err)))
+		return nil, s.fail(fmt.Errorf("%s %s: %w", typ, s.kind, s.explain(err, typ, data)))
 	}
 	pool := x509.NewCertPool()
 	for _, c := range certs {
@@ -132,15 +132,37 @@ func (s store) loadTrustStore() (*x509.CertPool, error) {
 }
 
 // explain turns the libraries' password errors into ErrWrongPassword,
-// naming the password's key, and marks the others ErrMalformedStore.
-func (s store) explain(err error) error {
+// naming the password's key, and marks the others ErrMalformedStore: a
+// store of another type than typ, read from data, is named with the key to
+// set, and the decoders' ASN.1 internals are left out.
+func (s store) explain(err error, typ string, data []byte) error {
 	switch {
 	case errors.Is(err, ErrUnsupported):
 		return err
 	case errors.Is(err, pkcs12.ErrIncorrectPassword) || isJKSDigestMismatch(err):
 		return fmt.Errorf("%w (%s)", ErrWrongPassword, s.passwordKey)
 	}
+	if actual := sniffType(data); actual != "" && actual != typ {
+		return fmt.Errorf("%w: the file is a %s store: set %s=%s", ErrMalformedStore, actual, s.typeKey, actual)
+	}
+	if strings.Contains(err.Error(), "asn1:") {
+		return fmt.Errorf("%w: not DER-encoded %s data", ErrMalformedStore, typ)
+	}
 	return fmt.Errorf("%w: %w", ErrMalformedStore, err)
+}
+
+// sniffType returns the type a store file's first bytes show: JKS's magic
+// number, PEM's armour, or a DER sequence (PKCS12); "" when none.
+func sniffType(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xfe, 0xed, 0xfe, 0xed}):
+		return typeJKS
+	case bytes.Contains(data, []byte("-----BEGIN ")):
+		return typePEM
+	case len(data) > 0 && data[0] == 0x30:
+		return typePKCS12
+	}
+	return ""
 }
 
 // checkKeyPair fails unless the key is the one of the chain's first

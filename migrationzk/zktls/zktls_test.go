@@ -380,3 +380,27 @@ func TestLoadFileServerProperties(t *testing.T) {
 		t.Fatalf("misspelt zookeeper.ssl. key: err = %v, want ErrUnknownProperty", err)
 	}
 }
+
+// Fault: a store given the wrong type. The error names the type the file
+// is and the key to set, and shows no ASN.1 decoder internals.
+func TestWrongStoreType(t *testing.T) {
+	s := newStores(t)
+	ca := newCA(t)
+	p12 := s.pkcs12KeyStore("alice.p12", issue(t, ca, "alice"), storePassword)
+	jks := s.jksTrustStore("trust.jks", ca, storePassword)
+	for _, tc := range []struct {
+		props map[string]string
+		want  string
+	}{
+		{map[string]string{"zookeeper.ssl.truststore.location": jks, "zookeeper.ssl.truststore.password": storePassword, "zookeeper.ssl.truststore.type": "PKCS12"},
+			"the file is a JKS store: set zookeeper.ssl.truststore.type=JKS"},
+		{map[string]string{"zookeeper.ssl.keystore.location": p12, "zookeeper.ssl.keystore.password": storePassword, "zookeeper.ssl.keystore.type": "PEM"},
+			"the file is a PKCS12 store: set zookeeper.ssl.keystore.type=PKCS12"},
+	} {
+		tc.props["zookeeper.ssl.client.enable"] = "true"
+		_, err := zktls.FromProperties(tc.props)
+		if !errors.Is(err, zktls.ErrMalformedStore) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "asn1") {
+			t.Errorf("err = %v, want ErrMalformedStore saying %q, without asn1 internals", err, tc.want)
+		}
+	}
+}
