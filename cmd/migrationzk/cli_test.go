@@ -28,7 +28,7 @@ func TestFlags(t *testing.T) {
 		{"bad-output", []string{"--output", "yaml", "status"}, exitError, `--output "yaml": want text or json`},
 		{"bad-root", []string{"--root", "kafka", "status"}, exitError, `--root "kafka"`},
 		{"bad-zk", []string{"--zk", "localhost", "status"}, exitError, `--zk "localhost"`},
-		{"bad-chroot", []string{"--zk", "127.0.0.1:1/kafka/", "status"}, exitError, `--zk "127.0.0.1:1/kafka/": the chroot "/kafka/": want an absolute path`},
+		{"bad-chroot", []string{"--zk", "127.0.0.1:1/kafka/", "status"}, exitError, `--zk "127.0.0.1:1/kafka/": the chroot "/kafka/": a znode path must not end with a slash, as ZooKeeper's client refuses it: say /kafka`},
 		{"digest-file-and-env", []string{"--zk-digest-file", "/dev/null", "status"}, exitError, "both --zk-digest-file and $MIGRATIONZK_DIGEST are set"},
 		{"bad-timeout", []string{"--timeout", "0s", "status"}, exitError, "--timeout 0s: must be positive"},
 		{"extra-args", []string{"status", "extra"}, exitError, "unexpected arguments: extra"},

@@ -89,8 +89,13 @@ func validRoot(root string) error {
 	if root == "/" {
 		return nil
 	}
-	if !strings.HasPrefix(root, "/") || strings.HasSuffix(root, "/") || strings.Contains(root, "//") {
+	switch {
+	case !strings.HasPrefix(root, "/"):
 		return errors.New("want an absolute path such as /kafka")
+	case strings.HasSuffix(root, "/"):
+		return errors.New("a znode path must not end with a slash, as ZooKeeper's client refuses it: say " + strings.TrimRight(root, "/"))
+	case strings.Contains(root, "//"):
+		return errors.New("a znode path must not hold an empty name (//)")
 	}
 	return nil
 }

@@ -104,8 +104,59 @@ func (a *app) preflight(ctx context.Context, conn *zk.Conn) error {
 		if err != nil {
 			return fmt.Errorf("check the digest credentials: %w", err)
 		}
+		if err := a.checkVerifiable(ctx, conn); err != nil {
+			return err
+		}
 	}
 	return a.checkKafkaTree(ctx, conn)
+}
+
+// controlZnodes are the znodes CheckCredentials probes, relative to the
+// root.
+func controlZnodes() []string {
+	return []string{znode.ControllerEpochPath, znode.ControllerPath, znode.MigrationPath}
+}
+
+// checkVerifiable notes in a.unverified when the digest credentials could
+// not be verified: every control znode that exists lets anyone write it,
+// so ZooKeeper refuses no probe whatever the password.
+func (a *app) checkVerifiable(ctx context.Context, conn *zk.Conn) error {
+	ctx, cancel := a.step(ctx)
+	defer cancel()
+	var open []string
+	for _, p := range controlZnodes() {
+		path := a.path(p)
+		var acl []zk.ACL
+		err := read(ctx, conn, func() error {
+			var err error
+			acl, _, err = conn.GetACL(path)
+			return err
+		})
+		switch {
+		case errors.Is(err, zk.ErrNoNode):
+			continue
+		case err != nil:
+			return fmt.Errorf("read the ACL of %s: %w", path, denied(path, "getACL", err))
+		case !worldWritable(acl):
+			return nil
+		}
+		open = append(open, path)
+	}
+	if len(open) > 0 {
+		a.unverified = fmt.Sprintf("the digest credentials of user %q (from %s) could not be verified: %s let anyone write, "+
+			"so ZooKeeper refuses no write whatever the password", a.digest.user, a.digest.source, strings.Join(open, ", "))
+	}
+	return nil
+}
+
+// worldWritable reports whether acl lets anyone write.
+func worldWritable(acl []zk.ACL) bool {
+	for _, e := range acl {
+		if e.Scheme == "world" && e.ID == "anyone" && e.Perms&zk.PermWrite != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // kafkaMarkers returns znodes every Kafka cluster in ZooKeeper has,
@@ -145,14 +196,48 @@ func (a *app) checkKafkaTree(ctx context.Context, conn *zk.Conn) error {
 	return &noKafkaError{root: root, exists: err == nil, children: children}
 }
 
-// version is the tool's version: the module version it was built at, or
-// "devel".
+// version is the tool's version, from the build information: see
+// versionOf.
 func version() string {
 	info, ok := debug.ReadBuildInfo()
-	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {
+	if !ok {
 		return "devel"
 	}
-	return info.Main.Version
+	return versionOf(info)
+}
+
+// versionOf says which build info describes: the module version it was
+// built at ("devel" for none, as a build from a work tree has), and the
+// VCS revision, its time and whether the tree was modified, when the build
+// recorded them.
+func versionOf(info *debug.BuildInfo) string {
+	v := info.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var revision, at string
+	modified := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if revision == "" {
+		return v
+	}
+	details := []string{"revision " + revision}
+	if at != "" {
+		details = append(details, at)
+	}
+	if modified {
+		details = append(details, "modified")
+	}
+	return v + " (" + strings.Join(details, ", ") + ")"
 }
 
 // printVersion answers --version.

@@ -120,6 +120,9 @@ type app struct {
 	cmd string
 	// emitted says whether the json output has been written.
 	emitted bool
+	// unverified says why the digest credentials could not be verified;
+	// empty when they were, or none were given.
+	unverified string
 	// tls is the configuration of --zk-tls-config-file, once read.
 	tls struct {
 		loaded bool

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +167,21 @@ func TestVersion(t *testing.T) {
 	}
 	if v := version(); v == "" {
 		t.Fatal("empty version")
+	}
+	for _, tc := range []struct {
+		info debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "4352023abc"}, {Key: "vcs.time", Value: "2026-12-01T21:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
+			"devel (revision 4352023abc, 2026-12-01T21:00:00Z, modified)"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "4352023abc"}, {Key: "vcs.modified", Value: "false"}}},
+			"v1.2.0 (revision 4352023abc)"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
+	} {
+		if got := versionOf(&tc.info); got != tc.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", tc.info, got, tc.want)
+		}
 	}
 }
 

@@ -165,3 +165,44 @@ func TestExportReport(t *testing.T) {
 		t.Fatalf("export to stdout: report on stderr: %v %v\n%s", err, rep, r)
 	}
 }
+
+// TestStatusUnverifiedCredentials runs status with a wrong digest password
+// on a cluster whose control znodes anyone may write: ZooKeeper refuses
+// nothing, so status says the credentials could not be verified, and why.
+// Fault: a wrong digest password, world-writable control znodes.
+func TestStatusUnverifiedCredentials(t *testing.T) {
+	srv := zktest.Start(t)
+	c := newCluster(t, srv, srv.Connect(t), "open")
+	c.seedKafka(43, uniform("orders", 1, 43))
+	c.zkController(1)
+	env := []string{digestEnv + "=kafka:not-the-password"}
+	want := `the digest credentials of user "kafka" (from $MIGRATIONZK_DIGEST) could not be verified: ` + c.root + "/controller_epoch, " + c.root + "/controller let anyone write"
+	r := runBinary(t, env, "--zk", srv.Addr(), "--root", c.root, "status")
+	wantCode(t, r, exitOK)
+	wantOutput(t, r, "Credentials: "+want)
+	r = runBinary(t, env, "--zk", srv.Addr(), "--root", c.root, "--output", "json", "status")
+	var out statusReport
+	r.decode(t, &out)
+	if !strings.Contains(out.Credentials, want) {
+		t.Fatalf("json credentials = %q, want %q", out.Credentials, want)
+	}
+	r = runBinary(t, nil, "--zk", srv.Addr(), "--root", c.root, "--output", "json", "status")
+	if strings.Contains(r.stdout, "credentials") {
+		t.Fatalf("no credentials given, yet: %s", r)
+	}
+}
+
+// TestJSONNotHTMLEscaped checks that the json output shows < and > as
+// they are: /migration holding "<none>" is quoted as it is.
+// Fault: undecodable /migration data with < and >.
+func TestJSONNotHTMLEscaped(t *testing.T) {
+	srv := zktest.Start(t)
+	c := newCluster(t, srv, srv.Connect(t), "escape")
+	c.seedKafka(43, uniform("orders", 1, 43))
+	c.migration([]byte("<none>"))
+	r := c.run("--output", "json", "status")
+	wantCode(t, r, exitProblem)
+	if !strings.Contains(r.stdout, `"data": "<none>"`) || strings.Contains(r.stdout, `\u003c`) {
+		t.Fatalf("want <none> unescaped:\n%s", r)
+	}
+}

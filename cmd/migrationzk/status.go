@@ -28,6 +28,9 @@ type statusReport struct {
 	Verdict string `json:"verdict"`
 	// Problems lists what needs an operator; empty when none.
 	Problems []string `json:"problems"`
+	// Credentials says why the digest credentials given could not be
+	// verified; absent when they were, or none were given.
+	Credentials string `json:"credentials,omitempty"`
 }
 
 func setupStatus(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int {
@@ -42,7 +45,7 @@ func (a *app) status(ctx context.Context, conn *zk.Conn) int {
 	r := statusReport{
 		header:    a.header(),
 		Migration: c.migration, Controller: c.controller, ControllerEpoch: c.epoch,
-		Problems: controlProblems(c),
+		Problems: controlProblems(c), Credentials: a.unverified,
 	}
 	r.Owner, r.Verdict = verdict(c)
 
@@ -62,6 +65,9 @@ func (a *app) status(ctx context.Context, conn *zk.Conn) int {
 	a.printf("\nOwner: %s. %s\n", r.Owner, r.Verdict)
 	for _, p := range r.Problems {
 		a.printf("Problem: %s\n", p)
+	}
+	if r.Credentials != "" {
+		a.printf("Credentials: %s.\n", r.Credentials)
 	}
 	return code
 }
