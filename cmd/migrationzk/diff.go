@@ -66,7 +66,7 @@ func setupDiff(a *app, fs *flag.FlagSet) runFunc {
 			return a.fail(err)
 		}
 		if len(args) != 2 {
-			return a.fail(usageError{fmt.Errorf("want two images, each an export file or %q, got %d arguments", liveSide, len(args))})
+			return a.fail(usageError{fmt.Errorf("want two images, each an export file or %q, got %s", liveSide, pluralVerb(len(args), "argument", "arguments"))})
 		}
 		return a.diff(ctx, args[0], args[1])
 	}

@@ -67,7 +67,7 @@ func (a *app) export(ctx context.Context, file string) int {
 	}
 	if file != "" {
 		fmt.Fprintf(a.stderr, "migrationzk export: wrote %s: %s, %s, %s\n", file,
-			pluralVerb(r.Topics, "topic", "topics"), pluralVerb(r.Partitions, "partition", "partitions"), pluralVerb(r.Undecodable, "znode undecodable", "znodes undecodable"))
+			pluralVerb(r.Topics, "topic", "topics"), pluralVerb(r.Partitions, "partition", "partitions"), commas(r.Undecodable)+" undecodable")
 	}
 	return exitOK
 }

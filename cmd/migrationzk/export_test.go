@@ -311,7 +311,7 @@ func TestDiffErrors(t *testing.T) {
 		{"truncated", []string{"diff", v1, write("cut.json", `{"schema_version":1,"topics":[{"name"`)}, "not an image export: dualwrite: image JSON at byte 30 topics[0]: unexpected EOF"},
 		{"missing-file", []string{"diff", v1, filepath.Join(dir, "absent.json")}, "no such file or directory"},
 		{"unreachable", []string{"--zk", "127.0.0.1:1", "--timeout", "500ms", "diff", v1, "live"}, "cannot reach ZooKeeper at 127.0.0.1:1: connection refused"},
-		{"one-side", []string{"diff", v1}, "want two images, each an export file or \"live\", got 1 arguments"},
+		{"one-side", []string{"diff", v1}, "want two images, each an export file or \"live\", got 1 argument"},
 		{"three-sides", []string{"diff", v1, v1, v1}, "got 3 arguments"},
 		{"export-args", []string{"export", "extra"}, "unexpected arguments: extra"},
 		{"export-output-format", []string{"export", "--output", "json"}, "--output names the file to write (the image is always JSON); for a file named json, say ./json"},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,6 +86,24 @@ func runBinary(t *testing.T, env []string, args ...string) result {
 }
 
 var worldACL = zk.WorldACL(zk.PermAll)
+
+// inWorkers calls fn(i) for i in [0, n) on up to workers goroutines and
+// returns their errors joined.
+func inWorkers(n, workers int, fn func(i int) error) error {
+	errs := make([]error, n)
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
 
 // cluster is a Kafka cluster's ZooKeeper state under a chroot of its own.
 type cluster struct {
@@ -229,9 +247,7 @@ func (c *cluster) seedKafka(epoch int32, topics ...topic) {
 	if len(batch) > 0 {
 		jobs = append(jobs, [][]any{batch})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	err := parallel(ctx, len(jobs), seedWorkers, func(_ context.Context, i int) error {
+	err := inWorkers(len(jobs), seedWorkers, func(i int) error {
 		for _, ops := range jobs[i] {
 			if _, err := c.admin.Multi(ops...); err != nil {
 				return fmt.Errorf("multi of %d creates: %w", len(ops), err)

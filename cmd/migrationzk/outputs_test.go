@@ -79,6 +79,16 @@ func TestOutputMatrix(t *testing.T) {
 		{kindUnreachable, []string{"--zk", "127.0.0.1:1", "--timeout", "30s"}, nil, "connection refused"},
 		{kindNoKafka, append(plainZK, "--root", "/no-such-root"), nil, "no Kafka metadata found under /no-such-root"},
 	}
+	t.Run("server-properties", func(t *testing.T) {
+		props := s.properties(t, "server", filepath.Join(s.dir, "ca.pem"), filepath.Join(s.dir, "kafka.pem"),
+			"broker.id=1", "log.dirs=/var/lib/kafka", "zookeeper.ssl.hostnameVerification=false")
+		r := sc.runAs(props, nil, "status")
+		wantCode(t, r, exitOK)
+		want := "ignored, as Kafka's tools ignore them: broker.id, log.dirs, zookeeper.ssl.hostnameVerification (ZooKeeper's name; Kafka's key is zookeeper.ssl.endpoint.identification.algorithm)"
+		if strings.Count(r.stderr, want) != 1 {
+			t.Fatalf("want the ignored keys listed once on stderr:\n%s", r)
+		}
+	})
 	for _, fc := range cases {
 		for name, args := range outputCommands(t.TempDir()) {
 			for _, mode := range []string{"text", "json"} {

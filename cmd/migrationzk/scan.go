@@ -6,24 +6,22 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// Scan sizes. go-zookeeper pipelines the requests of concurrent callers on
-// one connection, so scanWorkers reads are in flight at once. Topics'
-// partitions are listed a page of topics at a time, and partition states
-// read in chunks, each with its own --timeout, so that the time limit
-// applies to a bounded amount of work.
+// Scan sizes. The library's Read and Children keep several requests in
+// flight at once on the one connection. Topics' partitions are listed a
+// page of topics at a time, and partition states read in chunks, each with
+// its own --timeout, so that the time limit applies to a bounded amount of
+// work and the progress bar moves.
 const (
-	scanWorkers   = 64
 	topicsPerPage = 500
-	readsPerChunk = 10000
+	readsPerChunk = 2000
 )
 
 // stampedPartition is a partition and the controller epoch its state
@@ -67,14 +65,19 @@ type partitionJob struct {
 }
 
 // scan reads the state of every partition under /brokers/topics and
-// collects those stamped with a controller epoch above threshold. It
-// lists every topic's partitions first, so that the progress bar counts
-// partitions (the list of a million partitions takes tens of megabytes),
-// then reads the states in chunks.
+// collects those stamped with a controller epoch above threshold, through
+// the library's Writer.Children and Writer.Read. It lists every topic's
+// partitions first, so that the progress bar counts partitions (the list
+// of a million partitions takes tens of megabytes), then reads the states
+// in chunks.
 func (a *app) scan(ctx context.Context, conn *zk.Conn, threshold int32) (scanResult, error) {
 	start := time.Now()
 	res := scanResult{Highest: -1, AtRisk: []stampedPartition{}, Undecodable: []badPartition{}}
-	topics, err := a.listTopics(ctx, conn)
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return res, err
+	}
+	topics, err := a.listTopics(ctx, w)
 	if err != nil {
 		return res, err
 	}
@@ -84,7 +87,7 @@ func (a *app) scan(ctx context.Context, conn *zk.Conn, threshold int32) (scanRes
 		bar = startProgress(a.stderr, len(topics))
 		defer bar.finish()
 	}
-	jobs, err := a.listAllPartitions(ctx, conn, topics, bar)
+	jobs, err := a.listAllPartitions(ctx, w, topics, bar)
 	if err != nil {
 		return res, err
 	}
@@ -93,7 +96,7 @@ func (a *app) scan(ctx context.Context, conn *zk.Conn, threshold int32) (scanRes
 	}
 	for c := 0; c < len(jobs); c += readsPerChunk {
 		chunk := jobs[c:min(c+readsPerChunk, len(jobs))]
-		states, err := a.readStates(ctx, conn, chunk, bar)
+		states, err := a.readStates(ctx, w, chunk, bar)
 		if err != nil {
 			return res, err
 		}
@@ -106,33 +109,26 @@ func (a *app) scan(ctx context.Context, conn *zk.Conn, threshold int32) (scanRes
 }
 
 // listTopics lists the topics under /brokers/topics, sorted.
-func (a *app) listTopics(ctx context.Context, conn *zk.Conn) ([]string, error) {
-	topicsPath := a.path(znode.TopicsPath)
-	var topics []string
+func (a *app) listTopics(ctx context.Context, w *migrationzk.Writer) ([]string, error) {
 	lctx, cancel := a.step(ctx)
-	err := read(lctx, conn, func() error {
-		var err error
-		topics, _, err = conn.Children(topicsPath)
-		return err
-	})
-	cancel()
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, fmt.Errorf("%s does not exist: is --root right? (Kafka's chroot, such as /kafka)", topicsPath)
+	defer cancel()
+	ls, err := w.Children(lctx, znode.TopicsPath)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("list %s: %w", a.path(znode.TopicsPath), firstJoined(err))
+	case !ls[0].Exists:
+		return nil, fmt.Errorf("%s does not exist: is --root right? (Kafka's chroot, such as /kafka)", a.path(znode.TopicsPath))
 	}
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", topicsPath, denied(topicsPath, "list", err))
-	}
-	sort.Strings(topics)
-	return topics, nil
+	return ls[0].Names, nil
 }
 
 // listAllPartitions lists the partitions of topics a page of topics at a
 // time, in topic and numeric partition order, counting topics on bar.
-func (a *app) listAllPartitions(ctx context.Context, conn *zk.Conn, topics []string, bar *progress) ([]partitionJob, error) {
+func (a *app) listAllPartitions(ctx context.Context, w *migrationzk.Writer, topics []string, bar *progress) ([]partitionJob, error) {
 	var jobs []partitionJob
 	for first := 0; first < len(topics); first += topicsPerPage {
 		page := topics[first:min(first+topicsPerPage, len(topics))]
-		pj, err := a.listPartitions(ctx, conn, page)
+		pj, err := a.listPartitions(ctx, w, page)
 		if err != nil {
 			return nil, err
 		}
@@ -145,36 +141,25 @@ func (a *app) listAllPartitions(ctx context.Context, conn *zk.Conn, topics []str
 }
 
 // listPartitions lists the partitions of the topics on one page, in topic
-// and numeric partition order.
-func (a *app) listPartitions(ctx context.Context, conn *zk.Conn, topics []string) ([]partitionJob, error) {
+// and numeric partition order. A topic without a partitions znode (being
+// created or deleted) has none yet.
+func (a *app) listPartitions(ctx context.Context, w *migrationzk.Writer, topics []string) ([]partitionJob, error) {
 	ctx, cancel := a.step(ctx)
 	defer cancel()
-	names := make([][]string, len(topics))
-	err := parallel(ctx, len(topics), scanWorkers, func(ctx context.Context, i int) error {
-		path := a.path(znode.TopicsPath) + "/" + topics[i] + "/partitions"
-		var children []string
-		err := read(ctx, conn, func() error {
-			var err error
-			children, _, err = conn.Children(path)
-			return err
-		})
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil // a topic being created or deleted: no partitions yet
-		}
-		if err != nil {
-			return fmt.Errorf("list %s: %w", path, denied(path, "list", err))
-		}
-		sort.Slice(children, func(x, y int) bool { return partitionLess(children[x], children[y]) })
-		names[i] = children
-		return nil
-	})
+	paths := make([]string, len(topics))
+	for i, t := range topics {
+		paths[i] = znode.TopicsPath + "/" + t + "/partitions"
+	}
+	ls, err := w.Children(ctx, paths...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list the partitions of %s: %w", a.path(znode.TopicsPath), firstJoined(err))
 	}
 	var jobs []partitionJob
-	for i, t := range topics {
-		for _, n := range names[i] {
-			jobs = append(jobs, partitionJob{topic: t, name: n})
+	for i, l := range ls {
+		names := l.Names
+		sort.Slice(names, func(x, y int) bool { return partitionLess(names[x], names[y]) })
+		for _, n := range names {
+			jobs = append(jobs, partitionJob{topic: topics[i], name: n})
 		}
 	}
 	return jobs, nil
@@ -196,29 +181,42 @@ func partitionLess(x, y string) bool {
 	return x < y
 }
 
-// readStates reads the state znodes of jobs.
-func (a *app) readStates(ctx context.Context, conn *zk.Conn, jobs []partitionJob, bar *progress) ([]raw, error) {
+// readStates reads the state znodes of jobs, counting them on bar.
+func (a *app) readStates(ctx context.Context, w *migrationzk.Writer, jobs []partitionJob, bar *progress) ([]migrationzk.Znode, error) {
 	ctx, cancel := a.step(ctx)
 	defer cancel()
-	states := make([]raw, len(jobs))
-	err := parallel(ctx, len(jobs), scanWorkers, func(ctx context.Context, i int) error {
-		path := a.path(znode.TopicsPath) + "/" + jobs[i].topic + "/partitions/" + jobs[i].name + "/state"
-		st, err := get(ctx, conn, path)
-		if err != nil {
-			return err
+	paths := make([]string, len(jobs))
+	for i, j := range jobs {
+		paths[i] = znode.TopicsPath + "/" + j.topic + "/partitions/" + j.name + "/state"
+	}
+	states, err := w.Read(ctx, paths...)
+	if err != nil {
+		return nil, fmt.Errorf("read the partition states under %s: %w", a.path(znode.TopicsPath), firstJoined(err))
+	}
+	if bar != nil {
+		bar.partitions.Add(int64(len(jobs)))
+	}
+	return states, nil
+}
+
+// firstJoined returns the first of the errors err joins (the library's
+// reads of many znodes join theirs), saying how many more there were.
+func firstJoined(err error) error {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			errs := j.Unwrap()
+			if len(errs) == 1 {
+				return firstJoined(errs[0])
+			}
+			return fmt.Errorf("%w (and %d more)", firstJoined(errs[0]), len(errs)-1)
 		}
-		states[i] = st
-		if bar != nil {
-			bar.partitions.Add(1)
-		}
-		return nil
-	})
-	return states, err
+	}
+	return err
 }
 
 // add records one partition state.
-func (r *scanResult) add(j partitionJob, st raw, threshold int32, topicsPath string) {
-	if !st.exists {
+func (r *scanResult) add(j partitionJob, st migrationzk.Znode, threshold int32, topicsPath string) {
+	if !st.Exists {
 		r.WithoutState++
 		return
 	}
@@ -227,13 +225,13 @@ func (r *scanResult) add(j partitionJob, st raw, threshold int32, topicsPath str
 	id, err := strconv.ParseInt(j.name, 10, 32)
 	if err != nil || id < 0 {
 		r.Undecodable = append(r.Undecodable, badPartition{Topic: j.topic, Partition: j.name, Path: path,
-			Error: "the partition's znode name is not a partition number", Data: rawText(st.data)})
+			Error: "the partition's znode name is not a partition number", Data: rawText(st.Data)})
 		return
 	}
-	ps, err := znode.DecodePartitionState(st.data)
+	ps, err := znode.DecodePartitionState(st.Data)
 	if err != nil {
 		r.Undecodable = append(r.Undecodable, badPartition{Topic: j.topic, Partition: j.name, Path: path,
-			Error: decodeDetail(err), Data: rawText(st.data)})
+			Error: decodeDetail(err), Data: rawText(st.Data)})
 		return
 	}
 	p := stampedPartition{Topic: j.topic, Partition: int32(id), ControllerEpoch: ps.ControllerEpoch}
@@ -244,41 +242,4 @@ func (r *scanResult) add(j partitionJob, st raw, threshold int32, topicsPath str
 	if ps.ControllerEpoch > threshold {
 		r.AtRisk = append(r.AtRisk, p)
 	}
-}
-
-// parallel calls fn(ctx, i) for i in [0, n) on up to workers goroutines.
-// It stops at the first error and returns it, or ctx's error.
-func parallel(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := fn(ctx, i); err != nil {
-					once.Do(func() { first = err })
-					cancel()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	if int(next.Load()) < n {
-		// Stopped early without an error of fn's: the parent context ended.
-		return context.Cause(ctx)
-	}
-	return nil
 }
