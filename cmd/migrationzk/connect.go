@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sort"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -168,14 +167,18 @@ func kafkaMarkers() []string {
 // checkKafkaTree returns a *noKafkaError unless one of kafkaMarkers exists
 // under the root.
 func (a *app) checkKafkaTree(ctx context.Context, conn *zk.Conn) error {
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := a.step(ctx)
 	defer cancel()
-	for _, m := range kafkaMarkers() {
-		r, err := get(ctx, conn, a.path(m))
-		if err != nil {
-			return err
-		}
-		if r.exists {
+	markers, err := w.Read(ctx, kafkaMarkers()...)
+	if err != nil {
+		return firstJoined(err)
+	}
+	for _, m := range markers {
+		if m.Exists {
 			return nil
 		}
 	}
@@ -183,17 +186,11 @@ func (a *app) checkKafkaTree(ctx context.Context, conn *zk.Conn) error {
 	if root == "" {
 		root = "/"
 	}
-	var children []string
-	err := read(ctx, conn, func() error {
-		var err error
-		children, _, err = conn.Children(root)
-		return err
-	})
-	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return fmt.Errorf("list %s: %w", root, denied(root, "list", err))
+	ls, err := w.Children(ctx, "/")
+	if err != nil {
+		return fmt.Errorf("list %s: %w", root, firstJoined(err))
 	}
-	sort.Strings(children)
-	return &noKafkaError{root: root, exists: err == nil, children: children}
+	return &noKafkaError{root: root, exists: ls[0].Exists, children: ls[0].Names}
 }
 
 // version is the tool's version, from the build information: see
