@@ -79,6 +79,17 @@ func TestOutputMatrix(t *testing.T) {
 		{kindUnreachable, []string{"--zk", "127.0.0.1:1", "--timeout", "30s"}, nil, "connection refused"},
 		{kindNoKafka, append(plainZK, "--root", "/no-such-root"), nil, "no Kafka metadata found under /no-such-root"},
 	}
+	t.Run("tls-client-at-plaintext-port", func(t *testing.T) {
+		start := time.Now()
+		r := runBinary(t, nil, append(append([]string{}, plainZK...), "--root", ok.root, "--zk-tls-config-file", s.files["kafka"], "--output", "json", "status")...)
+		elapsed := time.Since(start)
+		var got errorReport
+		r.decode(t, &got)
+		if r.code != exitError || got.Kind != kindTLS || !strings.Contains(got.Error, "the server speaks plaintext on this port (clientPort)") || elapsed > fastFail {
+			t.Fatalf("after %v: %+v\n%s", elapsed, got, r)
+		}
+		t.Logf("a TLS client at a plaintext port fails in %v", elapsed.Round(time.Millisecond))
+	})
 	t.Run("server-properties", func(t *testing.T) {
 		props := s.properties(t, "server", filepath.Join(s.dir, "ca.pem"), filepath.Join(s.dir, "kafka.pem"),
 			"broker.id=1", "log.dirs=/var/lib/kafka", "zookeeper.ssl.hostnameVerification=false")
@@ -98,6 +109,8 @@ func TestOutputMatrix(t *testing.T) {
 				label := fc.kind + "/" + name + "/" + mode
 				if d := time.Since(start); d > fastFail {
 					t.Errorf("%s: took %v", label, d)
+				} else if label == kindTLS+"/status/text" {
+					t.Logf("a plaintext client at a TLS port fails in %v", d.Round(time.Millisecond))
 				}
 				checkFailureOutput(t, label, r, fc, args[0], mode == "json", name == "export")
 			}
