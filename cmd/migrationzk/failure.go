@@ -179,15 +179,25 @@ func describe(err error) (kind, message string) {
 	return "", err.Error()
 }
 
-// authRequired reports whether err or an error it wraps is ZooKeeper's
-// refusal of a request sent before authenticating.
+// authRequired reports whether err or an error it wraps, alone or among
+// several, is ZooKeeper's refusal of a request sent before authenticating.
 func authRequired(err error) bool {
-	for ; err != nil; err = errors.Unwrap(err) {
-		if zkerr.IsAuthRequired(err) {
-			return true
-		}
+	if err == nil {
+		return false
 	}
-	return false
+	if zkerr.IsAuthRequired(err) {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if authRequired(e) {
+				return true
+			}
+		}
+		return false
+	}
+	return authRequired(errors.Unwrap(err))
 }
 
 // errorReport is the json output of a command that failed before it had

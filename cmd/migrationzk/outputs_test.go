@@ -41,7 +41,8 @@ func outputCommands(dir string) map[string][]string {
 // object with the command, the error and its error_kind, on stdout (on
 // stderr for export writing its image to stdout, stdout then empty).
 // Fault: usage, tls_config, tls (a plaintext client at a TLS port),
-// sasl_config, a refused SASL password, bad digest credentials,
+// sasl_config, a refused SASL password, no SASL where the server enforces
+// authentication, bad digest credentials,
 // not_authorized, unreachable, no_kafka_metadata.
 func TestOutputMatrix(t *testing.T) {
 	plain := zktest.Start(t)
@@ -74,6 +75,7 @@ func TestOutputMatrix(t *testing.T) {
 		{kindTLS, securedZK, nil, "the server speaks TLS on this port (secureClientPort); pass --zk-tls-config-file"},
 		{kindSASLConfig, append(saslZK, "--zk-jaas-config", "/nonexistent/jaas.conf"), nil, "--zk-jaas-config: zkconn: JAAS file /nonexistent/jaas.conf"},
 		{kindCredentials, append(saslZK, "--zk-jaas-config", tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))), nil, "SASL DIGEST-MD5 authentication with"},
+		{kindCredentials, saslZK, nil, "bad credentials: the server requires authentication (enforce.auth.enabled)"},
 		{kindCredentials, append(securedZK, "--zk-tls-config-file", s.files["operator"]), []string{digestEnv + "=" + superUser + ":" + wrongPassword}, `bad credentials: digest user "super"`},
 		{kindNotAuthorized, append(plainZK, "--root", denied.root), nil, "not authorized for path " + denied.root},
 		{kindUnreachable, []string{"--zk", "127.0.0.1:1", "--timeout", "30s"}, nil, "connection refused"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -199,20 +200,43 @@ func (a *app) readStates(ctx context.Context, w *migrationzk.Writer, jobs []part
 	return states, nil
 }
 
-// firstJoined returns the first of the errors err joins (the library's
-// reads of many znodes join theirs), saying how many more there were.
+// firstJoined returns err showing only the first of the errors it joins,
+// and how many more there were: the library's reads of many znodes join
+// the error of each. errors.Is and errors.As still see every one.
 func firstJoined(err error) error {
 	for e := err; e != nil; e = errors.Unwrap(e) {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			errs := j.Unwrap()
-			if len(errs) == 1 {
-				return firstJoined(errs[0])
-			}
-			return fmt.Errorf("%w (and %d more)", firstJoined(errs[0]), len(errs)-1)
+		if errs, ok := joined(e); ok && len(errs) > 1 {
+			return &firstOfMany{first: errs[0], more: len(errs) - 1, all: err}
 		}
 	}
 	return err
 }
+
+// joined returns the errors err joins when errors.Join made it: its text
+// is theirs, a line each (an error of fmt.Errorf with several %w also
+// wraps several, and reads as one message).
+func joined(err error) ([]error, bool) {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil, false
+	}
+	errs := j.Unwrap()
+	lines := make([]string, len(errs))
+	for i, e := range errs {
+		lines[i] = e.Error()
+	}
+	return errs, err.Error() == strings.Join(lines, "\n")
+}
+
+// firstOfMany shows the first of several errors, and wraps them all.
+type firstOfMany struct {
+	first error
+	more  int
+	all   error
+}
+
+func (e *firstOfMany) Error() string { return fmt.Sprintf("%v (and %d more)", e.first, e.more) }
+func (e *firstOfMany) Unwrap() error { return e.all }
 
 // add records one partition state.
 func (r *scanResult) add(j partitionJob, st migrationzk.Znode, threshold int32, topicsPath string) {
