@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -229,5 +232,22 @@ func TestJSONNotHTMLEscaped(t *testing.T) {
 	wantCode(t, r, exitProblem)
 	if !strings.Contains(r.stdout, `"data": "<none>"`) || strings.Contains(r.stdout, `\u003c`) {
 		t.Fatalf("want <none> unescaped:\n%s", r)
+	}
+}
+
+// TestFirstJoined checks that a read of many znodes shows its first error
+// and a count, while errors.Is still sees every one; an error wrapping
+// several with fmt.Errorf is one message, left whole.
+// Fault: 3 joined refusals; one error with two %w.
+func TestFirstJoined(t *testing.T) {
+	denied := func(p string) error { return &migrationzk.NotAuthorizedError{Path: p, Op: "read", Err: zk.ErrNoAuth} }
+	err := fmt.Errorf("migrationzk: read: %w", errors.Join(denied("/a"), denied("/b"), zk.ErrConnectionClosed))
+	got := firstJoined(err)
+	if got.Error() != "migrationzk: not authorized to read /a: zk: not authenticated (and 2 more)" || !errors.Is(got, zk.ErrConnectionClosed) {
+		t.Fatalf("firstJoined = %q", got)
+	}
+	two := fmt.Errorf("%w: read /x: %w", migrationzk.ErrAuthFailed, zk.ErrNoAuth)
+	if got := firstJoined(two); got != two {
+		t.Fatalf("firstJoined(%q) = %q, want it whole", two, got)
 	}
 }
