@@ -89,3 +89,13 @@ func ExampleTopicPath() {
 	// /brokers/topics/orders/partitions
 	// /brokers/topics/orders/partitions/3
 }
+
+func ExampleNewUuid() {
+	id := znode.NewUuid()
+	back, _ := znode.ParseUuid(id.String())
+	fmt.Println(len(id.String()), id.IsReserved(), back == id)
+	fmt.Println(znode.OneUuid, znode.OneUuid.IsReserved())
+	// Output:
+	// 22 false true
+	// AAAAAAAAAAAAAAAAAAAAAQ true
+}
