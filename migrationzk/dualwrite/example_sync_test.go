@@ -67,8 +67,14 @@ func ExampleDiff() {
 	fmt.Print(dualwrite.Diff(current, desired))
 	// Output:
 	// update-topic orders
+	//     partition 2 replicas: (none) -> [3,1,2]
 	// create-partitions orders partitions [2]
+	//     partition 2 leader: (none) -> 3
+	//     partition 2 leader_epoch: (none) -> 0
+	//     partition 2 isr: (none) -> [3,1,2]
+	//     partition 2 leader_recovery_state: (none) -> 0
 	// write-client-quotas users/alice
+	//     producer_byte_rate: 1048576 -> (none)
 	// 3 changes (create-partitions 1, update-topic 1, write-client-quotas 1), 0 znodes skipped
 }
 
@@ -86,13 +92,15 @@ func ExamplePlan() {
 	// write-producer-id [7000, 7999]
 }
 
-// String prints one change a line, then the counts.
+// String prints one change a line, each value it alters below it, old
+// and new, then the counts.
 func ExamplePlan_String() {
 	desired := exampleImage()
 	desired.Configs[dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}] = map[string]string{"retention.ms": "60000"}
 	fmt.Print(dualwrite.Diff(exampleImage(), desired).String())
 	// Output:
 	// write-configs topics/orders
+	//     retention.ms: 3600000 -> 60000
 	// 1 changes (write-configs 1), 0 znodes skipped
 }
 
