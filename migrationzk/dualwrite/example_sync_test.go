@@ -257,3 +257,32 @@ func ExampleUndecodableZnode() {
 	// skipped /config/topics/orders: invalid JSON
 	// 0 changes, 1 znodes skipped
 }
+
+// Each Change of a Plan holds the values it alters, old and new; a
+// password config or a SCRAM credential shows only that it changed.
+func ExampleFieldChange() {
+	current, desired := exampleImage(), exampleImage()
+	orders := dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}
+	current.Configs[orders]["listener.name.internal.sasl.jaas.config"] = "old"
+	desired.Configs[orders] = map[string]string{"retention.ms": "60000", "listener.name.internal.sasl.jaas.config": "new"}
+	for _, c := range dualwrite.Diff(current, desired).Changes {
+		for _, f := range c.Fields {
+			switch {
+			case f.Secret:
+				fmt.Println(c.Subject, f.Field, "changed, value withheld")
+			case f.Old != nil && f.New != nil:
+				fmt.Println(c.Subject, f.Field, "from", *f.Old, "to", *f.New)
+			}
+		}
+	}
+	// Output:
+	// topics/orders listener.name.internal.sasl.jaas.config changed, value withheld
+	// topics/orders retention.ms from 3600000 to 60000
+}
+
+// ACLEntryText is how a FieldChange names an ACL entry.
+func ExampleACLEntryText() {
+	e := znode.ACLEntry{Principal: "User:alice", PermissionType: znode.PermissionAllow, Operation: znode.OperationRead, Host: "*"}
+	fmt.Println(dualwrite.ACLEntryText(e))
+	// Output: User:alice Allow Read from host *
+}

@@ -99,3 +99,14 @@ func ExampleNewUuid() {
 	// 22 false true
 	// AAAAAAAAAAAAAAAAAAAAAQ true
 }
+
+// The zero Uuid and OneUuid are reserved: no topic gets them.
+func ExampleUuid_IsReserved() {
+	for _, u := range []znode.Uuid{{}, znode.OneUuid, znode.NewUuid()} {
+		fmt.Println(u.IsReserved())
+	}
+	// Output:
+	// true
+	// true
+	// false
+}
