@@ -74,4 +74,8 @@
 // whose id changes is a ChangeReplaceTopic of its own; CreateTopic
 // refuses to change an id (TopicIDError), where Kafka's createTopic
 // silently leaves the topic as it is.
+//
+// Every deliberate difference from Kafka 3.9, of this package and the
+// others, is listed in one place: the README's section "Where zkwriter
+// differs from Kafka 3.9, on purpose".
 package dualwrite
