@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kraftmigration/zkwriter/internal/zkserver"
 )
@@ -107,7 +109,7 @@ var zkAddr = regexp.MustCompile(`export ZK=(\S+)`)
 // TestWalkthrough runs the README's sandbox walkthrough as it stands:
 // zksandbox start, each migrationzk line through the built binary (its
 // exit code and output as the line's comment says), zksandbox delta and
-// stop; then no sandbox is left.
+// stop; then no sandbox is left: no directory, no server.
 // Fault: none.
 func TestWalkthrough(t *testing.T) {
 	if _, err := zkserver.FindInstall(); err != nil && os.Getenv("ZKWRITER_REQUIRE_ZK") == "" {
@@ -150,5 +152,10 @@ func TestWalkthrough(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the sandbox directory is left after stop: %v", err)
+	}
+	server, _, _ := strings.Cut(zk, "/")
+	if conn, err := net.DialTimeout("tcp", server, time.Second); err == nil {
+		conn.Close()
+		t.Fatalf("ZooKeeper still serves on %s after stop", server)
 	}
 }
