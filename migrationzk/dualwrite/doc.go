@@ -27,6 +27,9 @@
 // plan as one Batch, its checkpoint written by the last transaction only.
 // A Sync after a Sync writes nothing; a Sync stopped partway is finished
 // by the next; znodes that do not decode are reported and left alone.
+// Each Change of a Plan carries the values it alters, old and new
+// (Change.Fields), in its text and its JSON; password configs and SCRAM
+// credentials only say that they changed.
 //
 // A change that Kafka's KRaft controller would refuse, or that
 // ZooKeeper-mode brokers could not read back, fails with an error that
