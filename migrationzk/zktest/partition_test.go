@@ -1,0 +1,145 @@
+package zktest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// partitionTick is the tick of the ensembles partitioned here: a cut
+// follower notices within syncLimit (5) ticks.
+const partitionTick = 200 * time.Millisecond
+
+func partitionContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitMode waits until member m reports mode.
+func waitMode(ctx context.Context, t *testing.T, m *Member, mode string) MemberStatus {
+	t.Helper()
+	for {
+		st, err := m.Status(ctx)
+		if err == nil && st.Mode == mode {
+			return st
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("member %d: mode %q (%v), want %q", m.ID, st.Mode, err, mode)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// others returns the IDs of the ensemble's members but id.
+func others(e *Ensemble, id int) []int {
+	var ids []int
+	for _, m := range e.Members {
+		if m.ID != id {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
+
+// Fault: the leader is cut from both followers. The followers elect one
+// of them; the old leader stops serving, so a write sent to it fails,
+// while one sent to the majority lands. After healing, the old leader
+// follows and has applied that write.
+func TestIsolatedLeaderIsReplaced(t *testing.T) {
+	e := StartEnsemble(t, 3, WithTickTime(partitionTick))
+	ctx := partitionContext(t)
+	old, err := e.WaitLeader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := createVia(old.Addr, "/before", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Isolate(old.ID); err != nil {
+		t.Fatal(err)
+	}
+	rest := others(e, old.ID)
+	leader, err := e.WaitLeader(ctx, rest...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leader.ID == old.ID {
+		t.Fatalf("member %d still leads the majority", old.ID)
+	}
+	waitMode(ctx, t, old, "")
+	if err := createVia(old.Addr, "/on-old-leader", 3*time.Second); err == nil {
+		t.Fatal("the isolated old leader applied a write")
+	}
+	majority := Connect(t, []string{leader.Addr})
+	if _, err := majority.Create("/on-new-leader", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	e.Heal()
+	if l, err := e.WaitLeader(ctx); err != nil || l.ID != leader.ID {
+		t.Fatalf("after healing: leader %v, %v; want member %d", l, err, leader.ID)
+	}
+	checkConverged(ctx, t, e)
+	if ok, _, err := Connect(t, []string{old.Addr}).Exists("/on-new-leader"); err != nil || !ok {
+		t.Fatalf("the old leader after healing: /on-new-leader exists %v, %v", ok, err)
+	}
+	if ok, _, err := majority.Exists("/on-old-leader"); err != nil || ok {
+		t.Fatalf("/on-old-leader exists %v, %v", ok, err)
+	}
+}
+
+// checkConverged waits until every member serves at one zxid.
+func checkConverged(ctx context.Context, t *testing.T, e *Ensemble) {
+	t.Helper()
+	for {
+		zxids := map[int64]bool{}
+		serving := 0
+		for _, m := range e.Members {
+			if st, err := m.Status(ctx); err == nil && st.Mode != "" {
+				serving++
+				zxids[st.Zxid] = true
+			}
+		}
+		if serving == len(e.Members) && len(zxids) == 1 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("members did not converge: %d serving, zxids %v", serving, zxids)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+var errNoAnswer = errors.New("no answer")
+
+// createVia creates path through a session with addr alone, and returns
+// what the create returned, or errNoAnswer after wait. The session is
+// closed before it returns, so that no client resends the create later.
+func createVia(addr, path string, wait time.Duration) error {
+	conn, _, err := zk.Connect([]string{addr}, SessionTimeout, zk.WithLogger(quiet{}))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Create(path, nil, 0, zk.WorldACL(zk.PermAll))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(wait):
+		return errNoAnswer
+	}
+}
+
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
