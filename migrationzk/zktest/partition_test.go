@@ -143,3 +143,73 @@ func createVia(addr, path string, wait time.Duration) error {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// Fault: a follower is cut from the other two, which keep a majority.
+// Until its syncLimit runs out it still answers reads from what it last
+// applied: a client of that member reads a value the majority has since
+// overwritten, and its lower zxid shows it. A write through it never
+// lands. After healing, every member serves at the majority's zxid and the
+// client reads the new value.
+func TestMinorityMemberServesStaleReads(t *testing.T) {
+	// syncLimit 25 ticks: the cut follower serves for 5s before it gives up.
+	e := StartEnsemble(t, 3, WithTickTime(partitionTick), WithSetting("syncLimit", "25"))
+	ctx := partitionContext(t)
+	leader, err := e.WaitLeader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lagging := e.Members[others(e, leader.ID)[0]-1]
+	onLeader := Connect(t, []string{leader.Addr})
+	onLagging := Connect(t, []string{lagging.Addr})
+	if _, err := onLeader.Create("/x", []byte("old"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := onLagging.Sync("/x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Isolate(lagging.ID); err != nil {
+		t.Fatal(err)
+	}
+	st, err := onLeader.Set("/x", []byte("new"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := onLagging.Get("/x")
+	if err != nil || string(data) != "old" {
+		t.Fatalf("the cut member: /x holds %q (%v), want the stale %q", data, err, "old")
+	}
+	if ls, err := lagging.Status(ctx); err != nil || ls.Zxid >= st.Mzxid {
+		t.Fatalf("the cut member at zxid %#x (%v), want below the write's %#x", ls.Zxid, err, st.Mzxid)
+	}
+	if err := createOn(onLagging, "/through-minority", 2*time.Second); err == nil {
+		t.Fatal("a write through the cut member landed")
+	}
+	waitMode(ctx, t, lagging, "")
+	e.Heal()
+	checkConverged(ctx, t, e)
+	if _, err := onLagging.Sync("/x"); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, err := onLagging.Get("/x"); err != nil || string(data) != "new" {
+		t.Fatalf("after healing: /x holds %q (%v), want %q", data, err, "new")
+	}
+	if ok, _, err := onLeader.Exists("/through-minority"); err != nil || ok {
+		t.Fatalf("/through-minority exists %v, %v", ok, err)
+	}
+}
+
+// createOn creates path through conn and returns what the create returned,
+// or errNoAnswer after wait.
+func createOn(conn *zk.Conn, path string, wait time.Duration) error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Create(path, nil, 0, zk.WorldACL(zk.PermAll))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(wait):
+		return errNoAnswer
+	}
+}
