@@ -213,3 +213,41 @@ func createOn(conn *zk.Conn, path string, wait time.Duration) error {
 		return errNoAnswer
 	}
 }
+
+// Fault: none. A conditional write that ZooKeeper rejects is still a
+// transaction: it takes the next zxid, on the leader and on the follower
+// that answered it, after the write that made it fail. So a session that
+// got a rejection has seen that write, and no member that serves the
+// session later lags behind it. A Writer rereads only after a rejection
+// to judge a write in doubt; this is why a stale member cannot show such a
+// reread the znode from before that write.
+func TestRejectedWriteTakesAZxid(t *testing.T) {
+	e := StartEnsemble(t, 3, WithTickTime(partitionTick))
+	ctx := partitionContext(t)
+	leader, err := e.WaitLeader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower := e.Members[others(e, leader.ID)[0]-1]
+	onLeader := Connect(t, []string{leader.Addr})
+	onFollower := Connect(t, []string{follower.Addr})
+	if _, err := onLeader.Create("/a", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := onLeader.Set("/a", []byte("landed"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := onFollower.Set("/a", []byte("again"), 0); !errors.Is(err, zk.ErrBadVersion) {
+		t.Fatalf("setData at the old version: %v, want %v", err, zk.ErrBadVersion)
+	}
+	if _, err := onFollower.Multi(&zk.CheckVersionRequest{Path: "/a", Version: 0}, &zk.SetDataRequest{Path: "/a", Data: []byte("again"), Version: 0}); !errors.Is(err, zk.ErrBadVersion) {
+		t.Fatalf("multi at the old version: %v, want %v", err, zk.ErrBadVersion)
+	}
+	for _, m := range []*Member{leader, follower} {
+		got, err := m.Status(ctx)
+		if err != nil || got.Zxid != st.Mzxid+2 {
+			t.Errorf("member %d at zxid %#x (%v) after two rejections of a write at %#x, want %#x", m.ID, got.Zxid, err, st.Mzxid, st.Mzxid+2)
+		}
+	}
+}
