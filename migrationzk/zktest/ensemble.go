@@ -15,6 +15,8 @@ import (
 )
 
 // Ensemble is a three-member (or larger) ZooKeeper ensemble on loopback.
+// Each member reaches the others' quorum and election ports through
+// proxies of its own, so that Partition can cut members from each other.
 type Ensemble struct {
 	// Members are the servers of the ensemble, by ID from 1.
 	Members []*Member

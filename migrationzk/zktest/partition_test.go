@@ -47,10 +47,12 @@ func others(e *Ensemble, id int) []int {
 	return ids
 }
 
-// Fault: the leader is cut from both followers. The followers elect one
-// of them; the old leader stops serving, so a write sent to it fails,
-// while one sent to the majority lands. After healing, the old leader
-// follows and has applied that write.
+// Fault: the leader is cut from both followers. A write sent to it right
+// after the cut, while it still takes requests, never lands: it cannot
+// reach a majority. The followers elect one of them and the old leader
+// stops serving; a write sent to the majority lands. After healing, the
+// old leader follows the new one at the same zxid, holds the majority's
+// write and not its own.
 func TestIsolatedLeaderIsReplaced(t *testing.T) {
 	e := StartEnsemble(t, 3, WithTickTime(partitionTick))
 	ctx := partitionContext(t)
@@ -58,38 +60,82 @@ func TestIsolatedLeaderIsReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := createVia(old.Addr, "/before", 5*time.Second); err != nil {
+	onOld := Connect(t, []string{old.Addr})
+	if _, err := onOld.Create("/before", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
+	cut := time.Now()
 	if err := e.Isolate(old.ID); err != nil {
 		t.Fatal(err)
 	}
-	rest := others(e, old.ID)
-	leader, err := e.WaitLeader(ctx, rest...)
+	if err := createOn(onOld, "/on-old-leader", 3*time.Second); err == nil {
+		t.Fatal("the isolated leader acknowledged a write")
+	}
+	onOld.Close() // so that no client sends it again after healing
+	leader, err := e.WaitLeader(ctx, others(e, old.ID)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if leader.ID == old.ID {
 		t.Fatalf("member %d still leads the majority", old.ID)
 	}
+	t.Logf("member %d leads %v after the cut", leader.ID, time.Since(cut).Round(time.Millisecond))
 	waitMode(ctx, t, old, "")
-	if err := createVia(old.Addr, "/on-old-leader", 3*time.Second); err == nil {
+	if err := createVia(old.Addr, "/on-old-leader-later", 3*time.Second); err == nil {
 		t.Fatal("the isolated old leader applied a write")
 	}
 	majority := Connect(t, []string{leader.Addr})
 	if _, err := majority.Create("/on-new-leader", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
+	healed := time.Now()
 	e.Heal()
 	if l, err := e.WaitLeader(ctx); err != nil || l.ID != leader.ID {
 		t.Fatalf("after healing: leader %v, %v; want member %d", l, err, leader.ID)
 	}
 	checkConverged(ctx, t, e)
+	t.Logf("converged %v after healing", time.Since(healed).Round(time.Millisecond))
 	if ok, _, err := Connect(t, []string{old.Addr}).Exists("/on-new-leader"); err != nil || !ok {
 		t.Fatalf("the old leader after healing: /on-new-leader exists %v, %v", ok, err)
 	}
-	if ok, _, err := majority.Exists("/on-old-leader"); err != nil || ok {
-		t.Fatalf("/on-old-leader exists %v, %v", ok, err)
+	for _, p := range []string{"/on-old-leader", "/on-old-leader-later"} {
+		if ok, _, err := majority.Exists(p); err != nil || ok {
+			t.Fatalf("%s exists %v, %v", p, ok, err)
+		}
+	}
+}
+
+// Fault: every member is cut from every other. None has a majority, so
+// none serves and no write lands anywhere; after healing they elect a
+// leader again and take writes.
+func TestNoMajorityNoService(t *testing.T) {
+	e := StartEnsemble(t, 3, WithTickTime(partitionTick))
+	ctx := partitionContext(t)
+	if _, err := e.WaitLeader(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Partition(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range e.Members {
+		waitMode(ctx, t, m, "")
+	}
+	for _, m := range e.Members {
+		if err := createVia(m.Addr, "/split", 2*time.Second); err == nil {
+			t.Fatalf("member %d applied a write with no majority", m.ID)
+		}
+	}
+	e.Heal()
+	leader, err := e.WaitLeader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := createVia(leader.Addr, "/healed", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	checkConverged(ctx, t, e)
+	if ok, _, err := Connect(t, e.Servers).Exists("/split"); err != nil || ok {
+		t.Fatalf("/split exists %v, %v", ok, err)
 	}
 }
 
