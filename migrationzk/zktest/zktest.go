@@ -10,9 +10,8 @@
 // other while clients still reach them all: Partition, Isolate and Heal
 // act on the links between members, and a member's Status and the
 // ensemble's WaitLeader tell who leads and what each member applied.
-// NewServer and
-// NewEnsemble do the same without a testing.TB, for programs, which Close
-// what they get. FaultDialer sits between a client and the server and cuts
+// NewServer and NewEnsemble do the same without a testing.TB, for
+// programs, which Close what they get. FaultDialer sits between a client and the server and cuts
 // connections around chosen requests: after the server applied one (a lost
 // acknowledgement) or before it was sent; a fault that never fires fails
 // the test. ExpireSession ends a client's session from outside.
