@@ -45,7 +45,11 @@ const defaultServiceName = "zookeeper"
 // with Failure SASLClientFailure (bad config, missing keytab) or
 // SASLKDCUnreachable.
 func newKerberosMechanism(cfg KerberosConfig) (saslMechanism, error) {
-	return newKerberos(cfg, systemResolver{})
+	m, err := newKerberos(cfg, systemResolver{})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 func newKerberos(cfg KerberosConfig, res resolver) (*kerberosMechanism, error) {
