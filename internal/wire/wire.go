@@ -37,6 +37,7 @@ const (
 	OpClose           int32 = -11
 	OpSetAuth         int32 = 100
 	OpSetWatches      int32 = 101
+	OpSASL            int32 = 102
 	// OpError marks a failed operation inside a multi reply.
 	OpError int32 = -1
 )
@@ -101,6 +102,8 @@ func OpName(op int32) string {
 		return "setAuth"
 	case OpSetWatches:
 		return "setWatches"
+	case OpSASL:
+		return "sasl"
 	}
 	return fmt.Sprintf("op(%d)", op)
 }

@@ -92,12 +92,16 @@ func (w *attemptWatch) isAbandoned() bool {
 }
 
 // isPermanent reports whether a failed attempt will fail the same way when
-// repeated: a TLS or certificate error, a refused connection, an unknown
-// host.
+// repeated: a TLS or certificate error, a SASL failure, a refused
+// connection, an unknown host.
 func isPermanent(err error) bool {
 	var he *HandshakeError
 	if errors.As(err, &he) {
 		return !he.Transient()
+	}
+	var se *SASLError
+	if errors.As(err, &se) {
+		return true // a first connect fails fast even when no KDC answers
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {

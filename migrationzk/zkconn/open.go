@@ -24,6 +24,7 @@ type openConfig struct {
 	creds    []credential
 	zkOpts   []func(*zk.Conn)
 	attempts int
+	sasl     *saslOptions
 }
 
 // credential is what conn.AddAuth is called with.
@@ -138,12 +139,16 @@ func Open(ctx context.Context, servers []string, sessionTimeout time.Duration, o
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	dial, err := cfg.saslDialer(cfg.dialerOrDefault(), sessionTimeout)
+	if err != nil {
+		return nil, err
+	}
 	hp := &HostProvider{}
 	watch := newAttemptWatch(cfg.attemptLimit(len(servers)))
 	base := []func(*zk.Conn){
 		zk.WithHostProvider(hp),
 		zk.WithLogger(discardLogger{}),
-		zk.WithDialer(watch.dialer(cfg.dialerOrDefault())),
+		zk.WithDialer(watch.dialer(dial)),
 	}
 	conn, _, err := zk.Connect(servers, sessionTimeout, connOptions(zk.WithLogInfo(false), append(base, cfg.zkOpts...))...)
 	if err != nil {

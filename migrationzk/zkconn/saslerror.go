@@ -31,23 +31,30 @@ type SASLError struct {
 }
 
 func (e *SASLError) Error() string {
-	return fmt.Sprintf("zkconn: SASL %s with %s: %v: %v", e.Mechanism, e.Server, e.Failure, e.Err)
+	mech := e.Mechanism
+	if mech == "" {
+		mech = "SASL"
+	} else {
+		mech = "SASL " + mech
+	}
+	return fmt.Sprintf("zkconn: %s authentication with %s failed: %v: %v", mech, e.Server, e.Failure, e.Err)
 }
 
 func (e *SASLError) Unwrap() error { return e.Err }
 
+// String describes the failure for an operator.
 func (f SASLFailure) String() string {
 	switch f {
 	case SASLRejected:
-		return "rejected by the server"
+		return "the server rejected the credentials (check the user and password, or the principal and keytab)"
 	case SASLRequired:
-		return "required by the server"
+		return "the server requires SASL authentication and the client has no SASL credentials (give a JAAS file)"
 	case SASLClientFailure:
-		return "client failure"
+		return "the client could not take part in the exchange (check its SASL configuration)"
 	case SASLKDCUnreachable:
-		return "KDC unreachable"
+		return "no Kerberos KDC answered"
 	case SASLServerInvalid:
-		return "invalid server reply"
+		return "the server's reply failed the client's check (is it the server it claims to be?)"
 	}
 	return fmt.Sprintf("SASLFailure(%d)", int(f))
 }

@@ -58,8 +58,12 @@ func NewEnsemble(n int, opts ...Option) (*Ensemble, error) {
 	if err != nil {
 		return nil, errors.Join(err, e.Close())
 	}
+	jvmFlags, err := sec.setUpSASL(filepath.Join(dir, "sasl"), o)
+	if err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
 	e.Security = *sec
-	base := zkserver.Config{TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings}
+	base := zkserver.Config{TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings, JVMFlags: jvmFlags}
 	if err := e.start(inst, n, base); err != nil {
 		return nil, errors.Join(err, e.Close())
 	}

@@ -24,7 +24,8 @@ import (
 type Op int32
 
 // Opcodes a Fault can match and FaultDialer counts. OpAny matches every
-// request but pings, handshakes, authentication, watch resets and close.
+// request but pings, handshakes, authentication (setAuth and the SASL
+// exchange), watch resets and close.
 const (
 	OpAny      Op = 0
 	OpCreate   Op = Op(wire.OpCreate)
@@ -39,6 +40,9 @@ const (
 	OpMulti    Op = Op(wire.OpMulti)
 	OpClose    Op = Op(wire.OpClose)
 	OpSetAuth  Op = Op(wire.OpSetAuth)
+	// OpSASL is a request of the SASL exchange a client makes after the
+	// handshake; only a Fault with this Op acts on it.
+	OpSASL Op = Op(wire.OpSASL)
 )
 
 // String returns the opcode's name, such as "setData".
@@ -175,7 +179,7 @@ func pathMatches(want, sent string) bool {
 
 func isUserRequest(op int32) bool {
 	switch op {
-	case wire.OpPing, wire.OpSetAuth, wire.OpSetWatches, wire.OpClose:
+	case wire.OpPing, wire.OpSetAuth, wire.OpSASL, wire.OpSetWatches, wire.OpClose:
 		return false
 	}
 	return true

@@ -112,7 +112,7 @@ func WithSetting(key, value string) Option {
 }
 
 func (o options) secured() bool {
-	return o.tls || o.superUser != "" || o.enforce != nil || o.settings != nil
+	return o.tls || o.superUser != "" || o.enforce != nil || o.settings != nil || o.sasl != nil || o.saslEnforced
 }
 
 // Security is what a client needs to reach and authenticate to a server or
@@ -123,6 +123,10 @@ type Security struct {
 	client                   *Certificate
 	superUser, superPassword string
 	enforced                 bool
+	saslClient               []zkconn.Option // how Connect authenticates with SASL
+	saslUser, saslPassword   string
+	saslServer               *saslServer // the server side, for SetSASLDigestPassword
+	saslDir                  string      // holds the server's JAAS file
 }
 
 // CA returns the CA that signed the server's certificate and that the
@@ -193,6 +197,9 @@ func settingsFor(o options) map[string]string {
 	}
 	if o.tls {
 		settings["authProvider.x509"] = "org.apache.zookeeper.server.auth.X509AuthenticationProvider"
+	}
+	if o.sasl != nil {
+		settings["authProvider.sasl"] = saslAuthProvider
 	}
 	if o.x509SuperUser != "" {
 		settings["X509AuthenticationProvider.superUser"] = o.x509SuperUser

@@ -78,6 +78,9 @@ func (s *Security) closeSession(ctx context.Context, addr string, id int64, pass
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
+	if len(s.saslClient) > 0 {
+		return s.closeSessionSASL(ctx, addr, id, password, deadline)
+	}
 	c, err := s.dial(ctx, addr, deadline)
 	if err != nil {
 		return false, err

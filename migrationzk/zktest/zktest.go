@@ -115,6 +115,8 @@ type options struct {
 	superPassword     string
 	enforce           []string // nil: authentication not enforced
 	settings          map[string]string
+	sasl              *saslServer // nil: no SASL
+	saslEnforced      bool
 }
 
 func collect(opts []Option) options {
@@ -210,8 +212,13 @@ func newStandalone(o options) (*Server, error) {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
+	jvmFlags, err := sec.setUpSASL(filepath.Join(dir, "sasl"), o)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	serverDir := filepath.Join(dir, "server")
-	cfg := zkserver.Config{Dir: serverDir, TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings}
+	cfg := zkserver.Config{Dir: serverDir, TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings, JVMFlags: jvmFlags}
 	for attempt := 1; attempt <= startAttempts; attempt++ {
 		var p *zkserver.Process
 		if p, err = startStandalone(inst, cfg); err == nil {
@@ -330,7 +337,7 @@ func (s *Server) ConnectWith(t testing.TB, opts ...zkconn.Option) *zk.Conn {
 func (s *Security) open(servers []string, opts []zkconn.Option) (*zk.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	all := append([]zkconn.Option{zkconn.WithDialer(s.Dialer())}, opts...)
+	all := append(append([]zkconn.Option{zkconn.WithDialer(s.Dialer())}, s.saslClient...), opts...)
 	return zkconn.Open(ctx, servers, SessionTimeout, all...)
 }
 

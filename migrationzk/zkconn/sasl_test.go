@@ -1,0 +1,223 @@
+package zkconn_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+)
+
+// Fault: none. On a server that enforces SASL, DIGEST-MD5 authenticates
+// every connection before go-zookeeper's first request, and an ACL of
+// scheme auth expands to the sasl identity.
+func TestSASLDigestEnforced(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	var stats zkconn.SASLStats
+	conn := open(t, srv.Servers, zkconn.WithSASLDigest("kafka", "kafka-secret"), zkconn.WithSASLStats(&stats))
+	if _, err := conn.Create("/kafka-node", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	acl, _, err := conn.GetACL("/kafka-node")
+	if err != nil || len(acl) != 1 || acl[0].Scheme != "sasl" || acl[0].ID != "kafka" || acl[0].Perms != zk.PermAll {
+		t.Fatalf("ACL %+v, %v; want sasl:kafka:cdrwa", acl, err)
+	}
+	if stats.Succeeded() != 1 || stats.Failed() != 0 {
+		t.Fatalf("stats: %d succeeded, %d failed; want 1, 0", stats.Succeeded(), stats.Failed())
+	}
+}
+
+// Fault: a wrong password. The server rejects the exchange; Open fails
+// with a *SASLError naming the rejection, at once, after one exchange:
+// later dials fail without reaching the server.
+func TestSASLDigestWrongPassword(t *testing.T) {
+	for _, enforced := range []bool{false, true} {
+		opts := []zktest.Option{zktest.WithSASLDigestUser("kafka", "kafka-secret")}
+		if enforced {
+			opts = append(opts, zktest.WithSASLEnforced())
+		}
+		srv := zktest.Start(t, opts...)
+		faults := zktest.NewFaultDialer(t)
+		faults.Dialer = srv.Dialer()
+		var stats zkconn.SASLStats
+		start := time.Now()
+		err := openFails(t, srv.Servers, zkconn.WithDialer(faults.Dial), zkconn.WithSASLDigest("kafka", "wrong"), zkconn.WithSASLStats(&stats))
+		var se *zkconn.SASLError
+		if !errors.As(err, &se) || se.Failure != zkconn.SASLRejected || se.Mechanism != "DIGEST-MD5" || se.Server != srv.Addr() {
+			t.Fatalf("enforced=%v: %v; want a *SASLError, SASLRejected, DIGEST-MD5, %s", enforced, err, srv.Addr())
+		}
+		if elapsed := time.Since(start); elapsed > 5*time.Second {
+			t.Errorf("enforced=%v: Open took %v", enforced, elapsed)
+		}
+		if faults.Dials() != 1 || stats.Failed() != 1 || faults.Count(zktest.OpSASL) != 2 {
+			t.Errorf("enforced=%v: %d dials, %d failed exchanges, %d SASL requests; want 1, 1, 2", enforced, faults.Dials(), stats.Failed(), faults.Count(zktest.OpSASL))
+		}
+		checkNotWritten(t, srv)
+	}
+}
+
+// checkNotWritten fails t when the server holds more than ZooKeeper's
+// own znodes at the root.
+func checkNotWritten(t *testing.T, srv *zktest.Server) {
+	t.Helper()
+	conn := srv.Connect(t)
+	children, _, err := conn.Children("/")
+	if err != nil || len(children) != 1 || children[0] != "zookeeper" {
+		t.Fatalf("root children %v, %v; want only zookeeper", children, err)
+	}
+}
+
+// Fault: none. Without SASL, a client of a server that enforces it gets
+// its session, and its first request fails: the server answers -124 and
+// closes the connection.
+func TestSASLRequiredWithoutSASL(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	conn := open(t, srv.Servers, zkconn.WithoutSASL())
+	_, err := conn.Create("/anonymous", nil, 0, zk.WorldACL(zk.PermAll))
+	if err == nil {
+		t.Fatal("an unauthenticated create succeeded on a server that enforces SASL")
+	}
+	t.Logf("unauthenticated create: %v", err)
+	checkNotWritten(t, srv)
+}
+
+// Fault: the server restarts, then the session expires. The client
+// authenticates again on the new connection (same session) and on the new
+// session, before any other request, so the enforced server keeps
+// serving it.
+func TestSASLSurvivesRestartAndExpiry(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	faults := zktest.NewFaultDialer(t)
+	faults.Dialer = srv.Dialer()
+	var stats zkconn.SASLStats
+	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats))
+	if _, err := conn.Create("/kafka-node", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	session := conn.SessionID()
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	waitSession(t, conn)
+	if _, err := conn.Set("/kafka-node", []byte("after restart"), -1); err != nil {
+		t.Fatalf("after restart: %v", err)
+	}
+	if conn.SessionID() != session {
+		t.Fatalf("session %x after restart; want %x kept", conn.SessionID(), session)
+	}
+	id, password := faults.Session()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.ExpireSession(ctx, srv.Addr(), id, password); err != nil {
+		t.Fatal(err)
+	}
+	waitNewSession(t, conn, session)
+	if _, err := conn.Set("/kafka-node", []byte("after expiry"), -1); err != nil {
+		t.Fatalf("after expiry: %v", err)
+	}
+	if stats.Succeeded() < 3 {
+		t.Fatalf("%d exchanges succeeded; want at least 3 (first, restart, new session)", stats.Succeeded())
+	}
+}
+
+// Fault: none. Credentials outside ASCII authenticate: those within
+// ISO-8859-1 are hashed in it, others in UTF-8, as RFC 2831 asks and the
+// server computes.
+func TestSASLDigestNonASCII(t *testing.T) {
+	users := [][2]string{{"kafka", "pässwörd"}, {"jörg", "geheim"}, {"euro", "päss€"}}
+	var opts []zktest.Option
+	for _, u := range users {
+		opts = append(opts, zktest.WithSASLDigestUser(u[0], u[1]))
+	}
+	srv := zktest.Start(t, append(opts, zktest.WithSASLEnforced())...)
+	for _, u := range users {
+		conn := open(t, srv.Servers, zkconn.WithSASLDigest(u[0], u[1]))
+		path := "/" + u[0]
+		if _, err := conn.Create(path, nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
+			t.Fatalf("%s: %v", u[0], err)
+		}
+		acl, _, err := conn.GetACL(path)
+		if err != nil || len(acl) != 1 || acl[0].ID != u[0] {
+			t.Fatalf("%s: ACL %+v, %v", u[0], acl, err)
+		}
+		conn.Close()
+	}
+}
+
+// Fault: the server restarts with the client's password changed, and
+// does not enforce SASL, so an unauthenticated connection would be
+// served. The reconnect's exchange is refused: the failure is logged and
+// counted, later dials fail at once, and the create queued meanwhile is
+// never sent; it fails and nothing is written.
+func TestSASLReauthFailureSendsNothing(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"))
+	faults := zktest.NewFaultDialer(t)
+	faults.Dialer = srv.Dialer()
+	var stats zkconn.SASLStats
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats), zkconn.WithSASLLogger(logger),
+		zkconn.WithZKOptions(zk.WithHostProvider(&zkconn.HostProvider{GiveUpAfter: time.Second})))
+	if _, err := conn.Create("/before", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetSASLDigestPassword("kafka", "rotated"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	faults.ResetCounts()
+	_, err := conn.Create("/after", nil, 0, zk.WorldACL(zk.PermAll))
+	t.Logf("create after the refused reconnect: %v", err)
+	if err == nil {
+		t.Fatal("a create succeeded on a connection whose SASL exchange failed")
+	}
+	if n := faults.Requests(); n != 0 {
+		t.Fatalf("%d requests sent after the refused exchange (%v); want none", n, faults.Counts())
+	}
+	if stats.ReauthFailed() != 1 {
+		t.Fatalf("ReauthFailed %d; want 1 (failed %d)", stats.ReauthFailed(), stats.Failed())
+	}
+	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "SASL authentication failed on a reconnect") {
+		t.Fatalf("log:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "kafka-secret") {
+		t.Fatalf("the log holds the password:\n%s", logs.String())
+	}
+	check := open(t, srv.Servers, zkconn.WithSASLDigest("kafka", "rotated"))
+	if ok, _, err := check.Exists("/after"); ok || err != nil {
+		t.Fatalf("/after exists %v, %v; want not written", ok, err)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
