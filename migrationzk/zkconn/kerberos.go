@@ -95,6 +95,28 @@ func (m *kerberosMechanism) start(ctx context.Context, address string) (saslExch
 	return ex, token, nil
 }
 
+// saslPreparer is a saslMechanism that gets ready for a connection
+// before it is dialed: the SASL dialer calls prepare first and fails the
+// dial with its error, a *SASLError, without contacting the server.
+type saslPreparer interface {
+	prepare(ctx context.Context, address string) error
+}
+
+// prepare gets the tickets for the server at address before it is
+// dialed, from the KDC when those held are not fresh, so that the
+// exchange after the session handshake needs no KDC and a KDC that does
+// not answer costs no server session.
+func (m *kerberosMechanism) prepare(ctx context.Context, address string) error {
+	spn, err := m.serverPrincipal(ctx, address)
+	if err != nil {
+		return clientFailure(address, err)
+	}
+	if _, err := m.tickets.serviceTicket(ctx, spn, m.serverRealm(spn)); err != nil {
+		return ticketFailure(address, err)
+	}
+	return nil
+}
+
 // loadKrb5Conf reads path, else $KRB5_CONFIG, else /etc/krb5.conf.
 // KRB5_CONFIG may list several files separated by colons; the first that
 // exists is read.

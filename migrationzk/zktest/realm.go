@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +37,10 @@ type Realm struct {
 
 	kdc *krb5kdc.KDC
 	dir string
+
+	adding  sync.Mutex // held by ensurePrincipal while it adds
+	mu      sync.Mutex
+	keytabs map[string]string // principal name: keytab, of AddPrincipal
 }
 
 // RealmOption configures a realm that NewRealm or StartRealm makes.
@@ -73,7 +78,7 @@ func NewRealm(opts ...RealmOption) (*Realm, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("zktest: %w", err)
 	}
-	return &Realm{Name: kdc.Realm(), kdc: kdc, dir: dir}, nil
+	return &Realm{Name: kdc.Realm(), kdc: kdc, dir: dir, keytabs: map[string]string{}}, nil
 }
 
 // StartRealm makes a realm for t, closed when the test ends. It skips t
@@ -149,10 +154,37 @@ func (r *Realm) AddPrincipalWith(p KerberosPrincipal) (keytab string, err error)
 		return "", fmt.Errorf("zktest: %w", err)
 	}
 	keytab = filepath.Join(r.dir, strings.ReplaceAll(p.Name, "/", "_")+".keytab")
-	if err := r.kdc.WriteKeytab(ctx, keytab, p.Name); err != nil {
-		return "", fmt.Errorf("zktest: %w", err)
+	if err := r.writeKeytab(keytab, p.Name); err != nil {
+		return "", err
 	}
+	r.mu.Lock()
+	r.keytabs[p.Name] = keytab
+	r.mu.Unlock()
 	return keytab, nil
+}
+
+// ensurePrincipal returns the keytab of principal name, added with
+// AddPrincipal unless it already was.
+func (r *Realm) ensurePrincipal(name string) (keytab string, err error) {
+	r.adding.Lock()
+	defer r.adding.Unlock()
+	r.mu.Lock()
+	keytab, ok := r.keytabs[name]
+	r.mu.Unlock()
+	if ok {
+		return keytab, nil
+	}
+	return r.AddPrincipal(name)
+}
+
+// writeKeytab writes the keys of principal name to a keytab at path.
+func (r *Realm) writeKeytab(path, name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), kdcTimeout)
+	defer cancel()
+	if err := r.kdc.WriteKeytab(ctx, path, name); err != nil {
+		return fmt.Errorf("zktest: %w", err)
+	}
+	return nil
 }
 
 // DeletePrincipal removes principal name (without realm) from the realm:
