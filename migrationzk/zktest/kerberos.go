@@ -60,7 +60,7 @@ func kerberosServerSetUp(realm *Realm, dir string) (string, []string, error) {
 // serverKeytab writes the keys of KerberosServerName, added to the realm
 // on first use, to a keytab at path.
 func (r *Realm) serverKeytab(path string) error {
-	if _, err := r.ensurePrincipal(KerberosServerName); err != nil {
+	if _, err := r.Keytab(KerberosServerName); err != nil {
 		return err
 	}
 	return r.writeKeytab(path, KerberosServerName)
@@ -69,7 +69,7 @@ func (r *Realm) serverKeytab(path string) error {
 // clientOfServers is the client configuration Connect uses with servers
 // started WithKerberos: KerberosClientName, added on first use.
 func (r *Realm) clientOfServers() (zkconn.KerberosConfig, error) {
-	keytab, err := r.ensurePrincipal(KerberosClientName)
+	keytab, err := r.Keytab(KerberosClientName)
 	if err != nil {
 		return zkconn.KerberosConfig{}, err
 	}

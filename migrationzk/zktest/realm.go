@@ -163,9 +163,10 @@ func (r *Realm) AddPrincipalWith(p KerberosPrincipal) (keytab string, err error)
 	return keytab, nil
 }
 
-// ensurePrincipal returns the keytab of principal name, added with
-// AddPrincipal unless it already was.
-func (r *Realm) ensurePrincipal(name string) (keytab string, err error) {
+// Keytab returns the path of a keytab of principal name (without realm),
+// adding the principal with AddPrincipal unless it was added before, as
+// the principals of WithKerberos are when a server starts.
+func (r *Realm) Keytab(name string) (path string, err error) {
 	r.adding.Lock()
 	defer r.adding.Unlock()
 	r.mu.Lock()
