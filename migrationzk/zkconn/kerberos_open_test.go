@@ -150,3 +150,85 @@ func TestKerberosOpenClientFailures(t *testing.T) {
 		})
 	}
 }
+
+// Fault: the server restarts, then the session expires. The client
+// authenticates again with a new AP-REQ on the new connection (same
+// session) and on the new session, before any other request.
+func TestKerberosSurvivesRestartAndExpiry(t *testing.T) {
+	_, srv := startKerberos(t)
+	faults := zktest.NewFaultDialer(t)
+	faults.Dialer = srv.Dialer()
+	var stats zkconn.SASLStats
+	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats))
+	if _, err := conn.Create("/kafka-node", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	session := conn.SessionID()
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	waitSession(t, conn)
+	if _, err := conn.Set("/kafka-node", []byte("after restart"), -1); err != nil || conn.SessionID() != session {
+		t.Fatalf("after restart: %v, session %x (was %x)", err, conn.SessionID(), session)
+	}
+	id, password := faults.Session()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.ExpireSession(ctx, srv.Addr(), id, password); err != nil {
+		t.Fatal(err)
+	}
+	waitNewSession(t, conn, session)
+	if _, err := conn.Set("/kafka-node", []byte("after expiry"), -1); err != nil {
+		t.Fatalf("after expiry: %v", err)
+	}
+	if stats.Succeeded() < 3 || faults.Count(zktest.OpSASL) < 6 {
+		t.Fatalf("%d exchanges, %d SASL requests; want at least 3 (first, restart, new session) of 2 each", stats.Succeeded(), faults.Count(zktest.OpSASL))
+	}
+}
+
+// With mutual authentication the real server's AP-REP is checked, at one
+// more round trip; a DIGEST-MD5 client of a Kerberos server is rejected
+// at its first token, and nothing is written.
+func TestKerberosMutualAuthAndWrongMechanism(t *testing.T) {
+	realm, srv := startKerberos(t)
+	cfg := realm.ClientConfig(zktest.KerberosClientName, kafkaKeytab(t, realm))
+	cfg.MutualAuth = true
+	faults := zktest.NewFaultDialer(t)
+	faults.Dialer = srv.Dialer()
+	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLKerberos(cfg))
+	if _, _, err := conn.Exists("/"); err != nil {
+		t.Fatal(err)
+	}
+	if n := faults.Count(zktest.OpSASL); n != 3 {
+		t.Errorf("%d SASL requests with mutual authentication; want 3", n)
+	}
+	digest, took, err := func() (*zk.Conn, time.Duration, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		start := time.Now()
+		c, err := zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASLDigest("kafka", "secret"))
+		return c, time.Since(start), err
+	}()
+	var se *zkconn.SASLError
+	if digest != nil || !errors.As(err, &se) || se.Failure != zkconn.SASLRejected || took > 5*time.Second {
+		t.Fatalf("DIGEST-MD5 against a Kerberos server: %v after %v; want SASLRejected at once", err, took)
+	}
+	children, _, err := conn.Children("/")
+	if err != nil || len(children) != 1 {
+		t.Fatalf("root children %v, %v; want only zookeeper", children, err)
+	}
+}
+
+// kafkaKeytab is the keytab of the principal servers started WithKerberos
+// authenticate Connect as.
+func kafkaKeytab(t *testing.T, realm *zktest.Realm) string {
+	t.Helper()
+	keytab, err := realm.Keytab(zktest.KerberosClientName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keytab
+}
