@@ -29,6 +29,11 @@ func (a *app) connectOptions() ([]zkconn.Option, error) {
 			opts = append(opts, zkconn.WithTLS(config))
 		}
 	}
+	sasl, err := a.saslOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, sasl...)
 	if a.digest != nil {
 		opts = append(opts, zkconn.WithDigest(a.digest.user, a.digest.password))
 	}

@@ -24,6 +24,8 @@ const (
 	kindNotAuthorized = "not_authorized"
 	kindUnreachable   = "unreachable"
 	kindNoKafka       = "no_kafka_metadata"
+	kindSASLConfig    = "sasl_config"
+	kindSASL          = "sasl"
 )
 
 // connectError is a failure to get a session with ZooKeeper.
@@ -38,10 +40,13 @@ func (e *connectError) Unwrap() error { return e.err }
 func (e *connectError) Error() string {
 	var he *zkconn.HandshakeError
 	var ae *zkconn.AuthError
+	var se *zkconn.SASLError
 	var dns *net.DNSError
 	switch {
 	case errors.As(e.err, &he):
 		return fmt.Sprintf("TLS handshake with %s failed: %s: %s", he.Server, handshakeKind(he.Failure), he.Failure)
+	case errors.As(e.err, &se):
+		return saslFailureText(se)
 	case errors.As(e.err, &ae):
 		return fmt.Sprintf("bad credentials: ZooKeeper at %s refused the %s credentials: %v", e.servers, ae.Scheme, ae.Err)
 	case errors.Is(e.err, syscall.ECONNREFUSED):
@@ -134,11 +139,17 @@ func describe(err error) (kind, message string) {
 	var nke *noKafkaError
 	var nae *migrationzk.NotAuthorizedError
 	var he *zkconn.HandshakeError
+	var sce *saslConfigError
+	var se *zkconn.SASLError
 	switch {
 	case errors.As(err, &ue):
 		return kindUsage, err.Error()
 	case errors.As(err, &te):
 		return kindTLSConfig, err.Error()
+	case errors.As(err, &sce):
+		return kindSASLConfig, err.Error()
+	case errors.As(err, &ce) && errors.As(err, &se):
+		return saslKind(se), err.Error()
 	case errors.As(err, &cre):
 		return kindCredentials, err.Error()
 	case errors.As(err, &nke):
@@ -151,12 +162,13 @@ func describe(err error) (kind, message string) {
 		return kindUnreachable, err.Error()
 	case errors.As(err, &nae):
 		return kindNotAuthorized, fmt.Sprintf("not authorized for path %s: ZooKeeper refused %s to this client's identities "+
-			"(the x509 subject of its certificate, the digest user); authenticate as one the znode's ACL grants, or as a super user (%v)", nae.Path, nae.Op, err)
+			"(the x509 subject of its certificate, the SASL user, the digest user); authenticate as one the znode's ACL grants, or as a super user (%v)", nae.Path, nae.Op, err)
 	case errors.Is(err, migrationzk.ErrAuthFailed), errors.Is(err, zk.ErrAuthFailed):
 		return kindCredentials, "bad credentials: " + err.Error()
 	case authRequired(err):
-		return kindCredentials, "bad credentials: the server requires authentication (enforce.auth.enabled) by a scheme this client did not use: " +
-			"give digest credentials (--zk-digest-file or $" + digestEnv + "), or a client certificate if the server counts x509 (" + err.Error() + ")"
+		return kindCredentials, "bad credentials: the server requires authentication (enforce.auth.enabled) by a scheme this client did not use, such as SASL: " +
+			"give a Kafka JAAS file for SASL (--zk-jaas-config), digest credentials (--zk-digest-file or $" + digestEnv + "), " +
+			"or a client certificate if the server counts x509 (" + err.Error() + ")"
 	}
 	return "", err.Error()
 }
@@ -177,7 +189,7 @@ func authRequired(err error) bool {
 type errorReport struct {
 	header
 	Error string `json:"error"`
-	// Kind says what failed: usage, tls_config, tls, bad_credentials,
+	// Kind says what failed: usage, tls_config, tls, sasl_config, sasl, bad_credentials,
 	// not_authorized, unreachable, no_kafka_metadata; absent otherwise.
 	Kind string `json:"error_kind,omitempty"`
 }

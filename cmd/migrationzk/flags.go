@@ -50,6 +50,7 @@ func (a *app) addGlobals(fs *flag.FlagSet) {
 	fs.StringVar(&a.g.zk, "zk", a.g.zk, "ZooKeeper servers, `host:port[,host:port...][/chroot]` as Kafka's zookeeper.connect (default $ZK_SERVERS, else "+defaultServers+")")
 	fs.StringVar(&a.g.root, "root", a.g.root, "the `chroot` Kafka runs under, such as /kafka (default: the chroot of --zk)")
 	fs.StringVar(&a.g.tlsFile, "zk-tls-config-file", a.g.tlsFile, "a `file` of Kafka's ZooKeeper client TLS properties (zookeeper.ssl.*), as kafka-configs.sh takes it")
+	fs.StringVar(&a.g.jaasFile, "zk-jaas-config", a.g.jaasFile, "a Kafka JAAS `file`: its Client section (or the one zookeeper.sasl.clientconfig names) authenticates with SASL, as java.security.auth.login.config does")
 	fs.StringVar(&a.g.digestFile, "zk-digest-file", a.g.digestFile, "a `file` holding digest credentials, user:password (else $"+digestEnv+")")
 	fs.DurationVar(&a.g.timeout, "timeout", a.g.timeout, "how long to wait for ZooKeeper at each step: connecting, each read or page of the scan, each write")
 	fs.StringVar(&a.g.output, "output", a.g.output, "output `format`: text or json")

@@ -20,6 +20,7 @@
 //	--zk host:port[,host:port...][/chroot]  ZooKeeper servers, as Kafka's zookeeper.connect (default $ZK_SERVERS, else 127.0.0.1:2181)
 //	--root /chroot                 the chroot Kafka runs under, such as /kafka (default: the --zk chroot, else none)
 //	--zk-tls-config-file file      Kafka's zookeeper.ssl.* client properties, as kafka-configs.sh takes them
+//	--zk-jaas-config file          a Kafka JAAS file whose Client section authenticates with SASL (DIGEST-MD5 or Kerberos)
 //	--zk-digest-file file          digest credentials, user:password (or $MIGRATIONZK_DIGEST)
 //	--timeout duration             how long to wait for ZooKeeper at each step (default 15s)
 //	--output text|json             output format (default text)
@@ -114,6 +115,7 @@ type globals struct {
 	zk         string
 	root       string
 	tlsFile    string
+	jaasFile   string
 	digestFile string
 	timeout    time.Duration
 	output     string

@@ -136,7 +136,7 @@ func (a *app) check(ctx context.Context, conn *zk.Conn) (checkReport, error) {
 }
 
 // commandLine is how to run this tool against the same ZooKeeper.
-// It names the TLS and digest files, never the credentials.
+// It names the TLS, JAAS and digest files, never the credentials.
 func (a *app) commandLine() string {
 	s := "migrationzk --zk " + a.g.zk
 	if a.g.root != "" && a.g.root != a.g.chroot {
@@ -144,6 +144,9 @@ func (a *app) commandLine() string {
 	}
 	if a.g.tlsFile != "" {
 		s += " --zk-tls-config-file " + a.g.tlsFile
+	}
+	if a.g.jaasFile != "" {
+		s += " --zk-jaas-config " + a.g.jaasFile
 	}
 	if a.g.digestFile != "" {
 		s += " --zk-digest-file " + a.g.digestFile

@@ -149,7 +149,7 @@ func (s *secured) digestFile(t *testing.T, user, password string) string {
 func (s *secured) kafkaCluster(t *testing.T, name string) *cluster {
 	t.Helper()
 	if s.admin == nil {
-		s.admin = s.srv.ConnectWith(s.t, zkconn.WithTLS(s.srv.CA().ClientConfig(s.kafka)))
+		s.admin = s.srv.ConnectWith(s.t, zkconn.WithTLS(s.srv.CA().ClientConfig(s.kafka)), zkconn.WithoutSASL())
 	}
 	c := &cluster{t: t, srv: s.srv, admin: s.admin, root: s.srv.Path("/" + name), acl: migrationzk.KafkaSecureACL}
 	c.create("", nil, 0)
@@ -379,13 +379,15 @@ func wantBadInput(t *testing.T, r result, want string, start time.Time) {
 const fastFail = 15 * time.Second
 
 // TestSecretsNeverShown runs every command in every output mode with a
-// digest password, a keystore password and a wrong digest password set,
-// and looks for them in stdout and stderr.
+// digest password, a keystore password, a wrong digest password, and a
+// JAAS file with a SASL password and with a wrong one set, and looks for
+// them in stdout and stderr.
 // Fault: secrets leaking into text, json or --verbose output, or into
 // error messages.
 func TestSecretsNeverShown(t *testing.T) {
-	s := startSecured(t)
-	secrets := []string{superPassword, keystorePassword, wrongPassword}
+	s := startSecured(t, zktest.WithSASLDigestUser("kafka", saslPassword))
+	secrets := []string{superPassword, keystorePassword, wrongPassword, saslPassword, wrongSASLPassword}
+	jaas, wrongJAAS := tempFile(t, "jaas.conf", kafkaJAAS(saslPassword)), tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))
 	modes := map[string][]string{"text": nil, "json": {"--output", "json"}, "verbose": {"--verbose"}, "json-verbose": {"--output", "json", "--verbose"}}
 	commands := [][]string{{"status"}, {"rollback-check"}, {"rollback-fix"}, {"rollback-fix", "--apply", "--yes"},
 		{"repair-null-migration"}, {"repair-null-migration", "--apply"}, {"--help"}, {"frobnicate"}}
@@ -402,6 +404,9 @@ func TestSecretsNeverShown(t *testing.T) {
 				// Bad credentials, from the environment and from a file.
 				{"operator", []string{digestEnv + "=" + superUser + ":" + wrongPassword}, nil},
 				{"operator", nil, []string{"--zk-digest-file", s.digestFile(t, superUser, wrongPassword)}},
+				// SASL over TLS: a JAAS file, right and wrong.
+				{"admin", nil, []string{"--zk-jaas-config", jaas}},
+				{"operator", nil, []string{"--zk-jaas-config", wrongJAAS}},
 			} {
 				r := c.runAs(s.files[creds.file], creds.env, append(append(flags, creds.flags...), cmd...)...)
 				out := r.stdout + r.stderr

@@ -130,7 +130,9 @@ func (c *openConfig) attemptLimit(servers int) int {
 // failures (a connection closed or timed out, as while a server starts or
 // an ensemble elects a leader) are retried until ctx ends, and the error
 // then names the last one. Credentials the server refuses fail Open with
-// an *AuthError. Open closes the client it gives up on.
+// an *AuthError; a SASL exchange it refuses fails Open at once with a
+// *SASLError, and a JAAS file that cannot be used with a *JAASError. Open
+// closes the client it gives up on.
 func Open(ctx context.Context, servers []string, sessionTimeout time.Duration, opts ...Option) (*zk.Conn, error) {
 	var cfg openConfig
 	for _, o := range opts {

@@ -110,7 +110,7 @@ func (s *saslClient) record(server string, err error) {
 	s.mu.Lock()
 	before := s.authenticated
 	var se *SASLError
-	sticky := errors.As(err, &se) && se.Failure != SASLKDCUnreachable
+	sticky := errors.As(err, &se) && !se.Transient()
 	switch {
 	case err == nil:
 		s.authenticated = true
@@ -346,3 +346,8 @@ func readFrame(r io.Reader, limit int) ([]byte, error) {
 	}
 	return frame, nil
 }
+
+// Transient reports whether trying again may succeed without a change of
+// configuration: no KDC answered. Every other failure repeats until the
+// credentials, the client's configuration or the server change.
+func (e *SASLError) Transient() bool { return e.Failure == SASLKDCUnreachable }

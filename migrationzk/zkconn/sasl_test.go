@@ -221,3 +221,26 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// Fault: the connection is cut during the SASL exchange, once after the
+// server's challenge is sent (reply lost) and once before the client's
+// response reaches it. An interrupted exchange is not a refusal: the
+// client dials again, authenticates, and its create lands once.
+func TestSASLInterruptedExchangeIsRetried(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	for _, action := range []zktest.Action{zktest.DropReply, zktest.DropRequest} {
+		faults := zktest.NewFaultDialer(t)
+		faults.Dialer = srv.Dialer()
+		faults.Arm(zktest.Fault{Action: action, Op: zktest.OpSASL})
+		var stats zkconn.SASLStats
+		conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats))
+		path := "/" + action.String()
+		if _, err := conn.Create(path, nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
+			t.Fatalf("%v: %v", action, err)
+		}
+		if faults.Dials() != 2 || stats.Failed() != 1 || stats.Succeeded() != 1 || stats.ReauthFailed() != 0 {
+			t.Fatalf("%v: %d dials, %d failed, %d succeeded, %d refused re-authentications; want 2, 1, 1, 0",
+				action, faults.Dials(), stats.Failed(), stats.Succeeded(), stats.ReauthFailed())
+		}
+	}
+}

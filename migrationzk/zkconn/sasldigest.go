@@ -34,6 +34,10 @@ func newDigestMechanism(user, password string) *digestMechanism {
 
 func (m *digestMechanism) name() string { return digestMD5 }
 
+// String names the mechanism and the user, never the password, should
+// the mechanism be logged.
+func (m *digestMechanism) String() string { return digestMD5 + " as " + m.user }
+
 // start sends an empty first token: DIGEST-MD5 has no initial response.
 func (m *digestMechanism) start(_ context.Context, address string) (saslExchange, []byte, error) {
 	return &digestExchange{m: m, server: address}, []byte{}, nil

@@ -18,6 +18,13 @@
 // TLSDialer makes TLS connections with the handshake bounded; WithDigest
 // and WithAuth add credentials before any other request, which a server
 // that enforces authentication requires.
+//
+// SASL (WithSASLDigest, WithSASLKerberos, or a Kafka JAAS file with
+// WithJAASConfig) authenticates every connection the client makes, inside
+// TLS when both are set: the dialer holds back the server's reply to the
+// session handshake, makes the SASL exchange, and only then lets
+// go-zookeeper read the reply, so that none of its requests precedes the
+// exchange. A refusal fails Open with a *SASLError.
 package zkconn
 
 import (

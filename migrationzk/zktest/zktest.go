@@ -20,6 +20,9 @@
 // TLS configuration, certificates for chosen subjects (expired ones too)
 // and credentials; Connect uses it. A FaultDialer over TLS wraps the TLS
 // dialer (Security.Dialer), so that it still sees ZooKeeper's frames.
+// WithSASLDigestUser and WithSASLEnforced start servers that authenticate
+// clients with SASL DIGEST-MD5, and require it; Connect authenticates as
+// the first user.
 //
 // When no server can be had the test is skipped with a message saying how
 // to get one, unless ZKWRITER_REQUIRE_ZK=1, which makes it fail instead.

@@ -38,6 +38,19 @@ func isKnownKey(k string) bool {
 		keyOCSP, keyCRL:
 		return true
 	}
+	return isSASLKey(k)
+}
+
+// isSASLKey reports whether k is one of the SASL settings a Kafka tool
+// takes as system properties: they are zkconn.SASLSettingsFromProperties's,
+// and this package ignores them.
+func isSASLKey(k string) bool {
+	switch k {
+	case "java.security.auth.login.config", "java.security.krb5.conf", "zookeeper.sasl.client",
+		"zookeeper.sasl.clientconfig", "zookeeper.sasl.client.username", "zookeeper.server.principal",
+		"zookeeper.sasl.client.canonicalize.hostname":
+		return true
+	}
 	return false
 }
 

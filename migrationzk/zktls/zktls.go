@@ -22,6 +22,12 @@
 //	zookeeper.ssl.cipher.suites                       Java's (IANA) names
 //	zookeeper.ssl.ocsp.enable, zookeeper.ssl.crl.enable  false only: revocation checks are not supported
 //
+// The SASL settings (java.security.auth.login.config, java.security.krb5.conf,
+// zookeeper.sasl.client, zookeeper.sasl.clientconfig,
+// zookeeper.sasl.client.username, zookeeper.server.principal,
+// zookeeper.sasl.client.canonicalize.hostname) may share the file; they are
+// ignored here and read by zkconn.SASLSettingsFromProperties.
+//
 // Unlike Kafka, which ignores keys it does not use, any other key is an
 // error naming it: a misspelt key must not silently weaken the connection.
 // A PEM keystore is Kafka's: an unencrypted PKCS#8 key ("BEGIN PRIVATE
