@@ -105,7 +105,13 @@ func (r *testRealm) accept(t *testing.T, token []byte) *acceptor {
 
 // offer is the acceptor's wrapped security layer offer with payload.
 func (a *acceptor) offer(payload []byte) []byte {
-	wt := gssapi.WrapToken{Flags: wrapSentByAcceptor, EC: 12, SndSeqNum: a.seq, Payload: payload}
+	return a.offerFlagged(wrapSentByAcceptor, payload)
+}
+
+// offerFlagged is offer with the wrap token's flags, checksummed with
+// them.
+func (a *acceptor) offerFlagged(flags byte, payload []byte) []byte {
+	wt := gssapi.WrapToken{Flags: flags, EC: 12, SndSeqNum: a.seq, Payload: payload}
 	if err := wt.SetCheckSum(a.key, keyusage.GSSAPI_ACCEPTOR_SEAL); err != nil {
 		a.t.Fatal(err)
 	}
@@ -239,13 +245,16 @@ func TestGSSAPIExchangeRefusesBadReplies(t *testing.T) {
 		"tampered offer":    tampered,
 		"no layer none":     func(a *acceptor) []byte { return a.offer([]byte{2, 1, 0, 0}) },
 		"short offer":       func(a *acceptor) []byte { return a.offer([]byte{1}) },
-		"initiator's flags": func(a *acceptor) []byte { b := a.offer([]byte{1, 1, 0, 0}); b[2] = 0; return b },
+		"initiator's flags": func(a *acceptor) []byte { return a.offerFlagged(0, []byte{1, 1, 0, 0}) },
 		"wrong session key": func(a *acceptor) []byte {
 			a.key.KeyValue = make([]byte, len(a.key.KeyValue))
 			return a.offer([]byte{1, 1, 0, 0})
 		},
-		"sealed offer flag":    func(a *acceptor) []byte { b := a.offer([]byte{1, 1, 0, 0}); b[2] |= wrapSealed; return b },
-		"acceptor subkey flag": func(a *acceptor) []byte { b := a.offer([]byte{1, 1, 0, 0}); b[2] |= wrapAcceptorSubkey; return b },
+		"sealed offer": func(a *acceptor) []byte { return a.offerFlagged(wrapSentByAcceptor|wrapSealed, []byte{1, 1, 0, 0}) },
+		"acceptor subkey flag": func(a *acceptor) []byte {
+			return a.offerFlagged(wrapSentByAcceptor|wrapAcceptorSubkey, []byte{1, 1, 0, 0})
+		},
+		"flag changed": func(a *acceptor) []byte { b := a.offer([]byte{1, 1, 0, 0}); b[2] |= wrapSealed; return b },
 	}
 	for name, reply := range cases {
 		t.Run(name, func(t *testing.T) {

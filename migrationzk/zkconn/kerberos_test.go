@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -227,5 +228,46 @@ func TestKerberosRenewsShortTickets(t *testing.T) {
 	}
 	if _, _, err := ex.step(a.offer([]byte{1, 1, 0, 0})); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Tickets past two thirds of their lifetime, still fresh enough to use,
+// are replaced in the background after a connection used them, so that
+// the next connection need not wait for the KDC.
+func TestKerberosRefreshesAhead(t *testing.T) {
+	r := startTestRealm(t)
+	cfg := r.config()
+	cfg.Principal, cfg.KeyTab = "steady", r0(t, r.kdc, "steady", time.Minute)
+	m, err := newKerberos(cfg, systemResolver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skew atomic.Int64
+	m.tickets.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	if err := startWith(t, m); err != nil {
+		t.Fatal(err)
+	}
+	skew.Store(int64(30 * time.Second)) // half the lifetime: nothing due
+	if err := startWith(t, m); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if logins, fetches := m.tickets.counts(); logins != 1 || fetches != 1 {
+		t.Fatalf("%d logins, %d service tickets at half the lifetime; want 1, 1", logins, fetches)
+	}
+	skew.Store(int64(45 * time.Second)) // 15s left: fresh, and due ahead
+	if err := startWith(t, m); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		logins, fetches := m.tickets.counts()
+		if logins == 2 && fetches == 2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d logins, %d service tickets 10s after a start at three quarters of the lifetime; want 2, 2", logins, fetches)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -37,6 +37,7 @@ func (t *ticket) fresh(now time.Time, margin func(time.Duration) time.Duration) 
 // tickets, and gets new ones from the KDC before they end.
 type ticketStore struct {
 	creds credentialSource
+	now   func() time.Time // the clock that decides freshness
 
 	mu         sync.Mutex // held during KDC exchanges: one at a time
 	tgt        *ticket
@@ -47,7 +48,7 @@ type ticketStore struct {
 }
 
 func newTicketStore(creds credentialSource) *ticketStore {
-	return &ticketStore{creds: creds, services: map[string]*ticket{}}
+	return &ticketStore{creds: creds, now: time.Now, services: map[string]*ticket{}}
 }
 
 // serviceTicket returns a fresh ticket for spn in realm, from the KDC
@@ -74,7 +75,7 @@ func (s *ticketStore) serviceTicket(ctx context.Context, spn, realm string) (*ti
 // past two thirds of their lifetime.
 func (s *ticketStore) refreshAhead(spn, realm string) {
 	s.mu.Lock()
-	now := time.Now()
+	now := s.now()
 	due := !s.tgt.fresh(now, aheadMargin) || !s.services[spn+"@"+realm].fresh(now, aheadMargin)
 	if !due || s.refreshing {
 		s.mu.Unlock()
@@ -97,7 +98,7 @@ func (s *ticketStore) get(spn, realm string, margin func(time.Duration) time.Dur
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := spn + "@" + realm
-	now := time.Now()
+	now := s.now()
 	if t := s.services[key]; t.fresh(now, margin) {
 		return t, nil
 	}
