@@ -79,19 +79,15 @@ func (m *kerberosMechanism) name() string { return gssapiName }
 // cache while it is fresh) and returns the AP-REQ, made anew for this
 // connection.
 func (m *kerberosMechanism) start(ctx context.Context, address string) (saslExchange, []byte, error) {
-	spn, err := m.serverPrincipal(ctx, address)
+	spn, realm, st, err := m.serviceTicket(ctx, address)
 	if err != nil {
-		return nil, nil, clientFailure(address, err)
-	}
-	st, err := m.tickets.serviceTicket(ctx, spn, m.serverRealm(spn))
-	if err != nil {
-		return nil, nil, ticketFailure(address, err)
+		return nil, nil, err
 	}
 	ex, token, err := newGSSAPIExchange(address, st, m.tickets.creds.client(), m.cfg.MutualAuth)
 	if err != nil {
 		return nil, nil, clientFailure(address, err)
 	}
-	m.tickets.refreshAhead(spn, m.serverRealm(spn))
+	m.tickets.refreshAhead(spn, realm)
 	return ex, token, nil
 }
 
@@ -107,14 +103,8 @@ type saslPreparer interface {
 // exchange after the session handshake needs no KDC and a KDC that does
 // not answer costs no server session.
 func (m *kerberosMechanism) prepare(ctx context.Context, address string) error {
-	spn, err := m.serverPrincipal(ctx, address)
-	if err != nil {
-		return clientFailure(address, err)
-	}
-	if _, err := m.tickets.serviceTicket(ctx, spn, m.serverRealm(spn)); err != nil {
-		return ticketFailure(address, err)
-	}
-	return nil
+	_, _, _, err := m.serviceTicket(ctx, address)
+	return err
 }
 
 // loadKrb5Conf reads path, else $KRB5_CONFIG, else /etc/krb5.conf.
@@ -168,13 +158,35 @@ func (m *kerberosMechanism) serverPrincipal(ctx context.Context, address string)
 
 // serverRealm is the realm of the server principal spn: krb5.conf's
 // domain_realm mapping of its host, else the default realm, else the
-// client's.
-func (m *kerberosMechanism) serverRealm(spn string) string {
+// client's. A realm other than the client's is an error: cross-realm
+// tickets are not supported.
+func (m *kerberosMechanism) serverRealm(spn string) (string, error) {
 	_, host, _ := strings.Cut(spn, "/")
-	if r := m.krb5.ResolveRealm(host); r != "" {
-		return r
+	client := m.tickets.creds.client().realm
+	r := m.krb5.ResolveRealm(host)
+	if r == "" || r == client {
+		return client, nil
 	}
-	return m.tickets.creds.client().realm
+	return "", fmt.Errorf("the server principal %s is in realm %s (krb5.conf's domain_realm), the client %s in %s: cross-realm authentication is not supported",
+		spn, r, m.tickets.creds.client(), client)
+}
+
+// serviceTicket derives the server principal for address and returns it
+// with a fresh ticket for it, as a *SASLError on failure.
+func (m *kerberosMechanism) serviceTicket(ctx context.Context, address string) (string, string, *ticket, error) {
+	spn, err := m.serverPrincipal(ctx, address)
+	if err != nil {
+		return "", "", nil, clientFailure(address, err)
+	}
+	realm, err := m.serverRealm(spn)
+	if err != nil {
+		return "", "", nil, clientFailure(address, err)
+	}
+	st, err := m.tickets.serviceTicket(ctx, spn, realm)
+	if err != nil {
+		return "", "", nil, ticketFailure(address, err)
+	}
+	return spn, realm, st, nil
 }
 
 func clientFailure(server string, err error) *SASLError {

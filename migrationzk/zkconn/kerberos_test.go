@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -269,5 +270,33 @@ func TestKerberosRefreshesAhead(t *testing.T) {
 			t.Fatalf("%d logins, %d service tickets 10s after a start at three quarters of the lifetime; want 2, 2", logins, fetches)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A server principal that krb5.conf puts in another realm is refused
+// before any ticket is asked for: cross-realm is not supported.
+func TestKerberosCrossRealmRefused(t *testing.T) {
+	r := startTestRealm(t)
+	conf, err := os.ReadFile(r.kdc.Krb5Conf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "krb5.conf")
+	if err := os.WriteFile(path, append(conf, " zk.other.test = OTHER.TEST\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := r.config()
+	cfg.Krb5Conf, cfg.ServerPrincipal = path, "zookeeper/zk.other.test"
+	m, err := newKerberos(cfg, systemResolver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = startWith(t, m)
+	wantFailure(t, err, SASLClientFailure)
+	if !strings.Contains(err.Error(), "cross-realm") {
+		t.Errorf("error %q does not say cross-realm", err)
+	}
+	if logins, fetches := m.tickets.counts(); logins != 0 || fetches != 0 {
+		t.Errorf("%d logins, %d service tickets for a server in another realm", logins, fetches)
 	}
 }
