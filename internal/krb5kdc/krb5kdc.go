@@ -111,6 +111,12 @@ func Start(ctx context.Context, install Install, cfg Config) (*KDC, error) {
 	if err := k.createDatabase(ctx); err != nil {
 		return nil, err
 	}
+	// The ticket-granting service's own caps bound every ticket's; set
+	// them to the realm's.
+	tgs := "krbtgt/" + cfg.Realm
+	if err := k.kadmin(ctx, "modprinc -maxlife "+quote(kadminDuration(cfg.MaxLife))+" -maxrenewlife "+quote(kadminDuration(cfg.MaxRenewableLife))+" "+quote(tgs)); err != nil {
+		return nil, err
+	}
 	if err := k.Restart(ctx); err != nil {
 		return nil, err
 	}
@@ -290,12 +296,17 @@ func (k *KDC) WriteKeytab(ctx context.Context, path string, principals ...string
 }
 
 // Kinit gets a ticket-granting ticket for principal (without realm) from
-// keytab into the credential cache file ccache, with kinit.
-func (k *KDC) Kinit(ctx context.Context, principal, keytab, ccache string) error {
+// keytab into the credential cache file ccache, with kinit; renewable for
+// renewFor when positive, else not renewable.
+func (k *KDC) Kinit(ctx context.Context, principal, keytab, ccache string, renewFor time.Duration) error {
 	if k.install.Kinit == "" {
 		return errors.New("krb5kdc: no kinit (apt-get install krb5-user)")
 	}
-	return k.run(ctx, k.install.Kinit, "-k", "-t", keytab, "-c", "FILE:"+ccache, principal+"@"+k.cfg.Realm)
+	args := []string{"-k", "-t", keytab, "-c", "FILE:" + ccache}
+	if renewFor > 0 {
+		args = append(args, "-r", strconv.FormatInt(int64(renewFor/time.Second), 10)+"s")
+	}
+	return k.run(ctx, k.install.Kinit, append(args, principal+"@"+k.cfg.Realm)...)
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }

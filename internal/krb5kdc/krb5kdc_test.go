@@ -48,7 +48,7 @@ func TestKDCServesKeytabsAndRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc := filepath.Join(k.Dir(), "cc")
-	if err := k.Kinit(ctx, "kafka", kt, cc); err != nil {
+	if err := k.Kinit(ctx, "kafka", kt, cc, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := k.Stop(); err != nil {
@@ -57,13 +57,13 @@ func TestKDCServesKeytabsAndRestarts(t *testing.T) {
 	if k.Running() {
 		t.Fatal("running after Stop")
 	}
-	if err := k.Kinit(ctx, "kafka", kt, cc); err == nil {
+	if err := k.Kinit(ctx, "kafka", kt, cc, 0); err == nil {
 		t.Fatal("kinit succeeded against a stopped KDC")
 	}
 	if err := k.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := k.Kinit(ctx, "kafka", kt, cc); err != nil {
+	if err := k.Kinit(ctx, "kafka", kt, cc, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := k.AddPrincipal(ctx, Principal{Name: "kafka"}); err == nil {

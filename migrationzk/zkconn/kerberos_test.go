@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kraftmigration/zkwriter/internal/krb5kdc"
 )
 
 // fakeResolver maps names to addresses and back.
@@ -174,7 +176,7 @@ func TestKerberosTicketCache(t *testing.T) {
 	r := startTestRealm(t)
 	shortKT := r0(t, r.kdc, "short", 6*time.Second)
 	cc := filepath.Join(t.TempDir(), "cc")
-	if err := r.kdc.Kinit(context.Background(), "short", shortKT, cc); err != nil {
+	if err := r.kdc.Kinit(context.Background(), "short", shortKT, cc, 0); err != nil {
 		t.Fatal(err)
 	}
 	cfg := KerberosConfig{UseTicketCache: true, TicketCache: cc, Krb5Conf: r.kdc.Krb5Conf(), CanonicalizeHostname: true}
@@ -298,5 +300,40 @@ func TestKerberosCrossRealmRefused(t *testing.T) {
 	}
 	if logins, fetches := m.tickets.counts(); logins != 0 || fetches != 0 {
 		t.Errorf("%d logins, %d service tickets for a server in another realm", logins, fetches)
+	}
+}
+
+// A renewable ticket-granting ticket from a credential cache is renewed
+// at the KDC when it is about to end, and the server gets a ticket that
+// outlives the one kinit got.
+func TestKerberosRenewsTicketCache(t *testing.T) {
+	r := startTestRealm(t)
+	ctx := context.Background()
+	if err := r.kdc.AddPrincipal(ctx, krb5kdc.Principal{Name: "renewing", MaxLife: 6 * time.Second, MaxRenewableLife: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	keytab := filepath.Join(t.TempDir(), "renewing.keytab")
+	if err := r.kdc.WriteKeytab(ctx, keytab, "renewing"); err != nil {
+		t.Fatal(err)
+	}
+	cc := filepath.Join(t.TempDir(), "cc")
+	if err := r.kdc.Kinit(ctx, "renewing", keytab, cc, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	cfg := KerberosConfig{UseTicketCache: true, TicketCache: cc, Krb5Conf: r.kdc.Krb5Conf(), CanonicalizeHostname: true}
+	m, err := newKerberos(cfg, systemResolver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startExchange(t, m)
+	kinitEnd := m.tickets.tgt.end
+	time.Sleep(4 * time.Second) // within refreshMargin (3s) of the end
+	_, token := startExchange(t, m)
+	if !m.tickets.tgt.end.After(kinitEnd) {
+		t.Fatalf("the ticket-granting ticket still ends at %v: not renewed", kinitEnd)
+	}
+	a := r.accept(t, token)
+	if end := a.req.Ticket.DecryptedEncPart.EndTime; !end.After(kinitEnd) {
+		t.Errorf("the server got a ticket ending %v, no later than kinit's %v", end, kinitEnd)
 	}
 }

@@ -110,6 +110,11 @@ func (s *ticketStore) get(spn, realm string, margin func(time.Duration) time.Dur
 		s.tgt = tgt
 		s.logins++
 	}
+	if t := s.services[key]; t != nil && now.Before(t.end) && !t.end.Before(s.tgt.end) {
+		// It lasts as long as the ticket-granting ticket allows: a
+		// new one would end no later.
+		return t, nil
+	}
 	sname := types.NewPrincipalName(nametype.KRB_NT_SRV_INST, spn)
 	_, rep, err := s.creds.kdc().TGSREQGenerateAndExchange(sname, realm, s.tgt.ticket, s.tgt.key, false)
 	if err != nil {

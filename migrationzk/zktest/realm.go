@@ -211,7 +211,7 @@ func (r *Realm) Kinit(name, keytab string) (ccache string, err error) {
 	if err := os.Remove(ccache); err != nil {
 		return "", fmt.Errorf("zktest: %w", err)
 	}
-	if err := r.kdc.Kinit(ctx, name, keytab, ccache); err != nil {
+	if err := r.kdc.Kinit(ctx, name, keytab, ccache, 0); err != nil {
 		return "", fmt.Errorf("zktest: %w", err)
 	}
 	return ccache, nil
