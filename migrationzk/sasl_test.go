@@ -3,6 +3,7 @@ package migrationzk_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -67,7 +68,7 @@ func TestSASLOverTLSEveryWritePath(t *testing.T) {
 func TestSASLKafkaSecureACLs(t *testing.T) {
 	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLDigestUser("other", "other-secret"))
 	conn := srv.Connect(t)
-	w := migrationzk.New(conn, migrationzk.WithRoot("/secure"), migrationzk.WithKafkaSecureACLs())
+	w := (&cluster{t: t, conn: conn, root: "/secure"}).writer(migrationzk.WithKafkaSecureACLs())
 	if err := w.CreateTopLevelPaths(testContext(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -98,5 +99,21 @@ func TestSASLKafkaSecureACLs(t *testing.T) {
 	}
 	if _, _, err := other.Get("/secure/brokers/topics"); err != nil {
 		t.Fatalf("sasl:other cannot read /brokers/topics: %v", err)
+	}
+}
+
+// Fault: none. A Writer without SASL on a server that enforces it fails
+// its first write at once with ErrAuthFailed naming SASL, and writes
+// nothing.
+func TestSASLRequiredWriter(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	conn := srv.ConnectWith(t, zkconn.WithoutSASL())
+	w := (&cluster{t: t, conn: conn, root: ""}).writer()
+	_, err := w.GetOrCreate(testContext(t), kraft())
+	if !errors.Is(err, migrationzk.ErrAuthFailed) || !strings.Contains(err.Error(), "such as SASL") {
+		t.Fatalf("%v; want ErrAuthFailed naming SASL", err)
+	}
+	if ok, _, err := srv.Connect(t).Exists("/migration"); ok || err != nil {
+		t.Fatalf("/migration exists %v, %v", ok, err)
 	}
 }

@@ -163,12 +163,12 @@ func describe(err error) (kind, message string) {
 	case errors.As(err, &nae):
 		return kindNotAuthorized, fmt.Sprintf("not authorized for path %s: ZooKeeper refused %s to this client's identities "+
 			"(the x509 subject of its certificate, the SASL user, the digest user); authenticate as one the znode's ACL grants, or as a super user (%v)", nae.Path, nae.Op, err)
-	case errors.Is(err, migrationzk.ErrAuthFailed), errors.Is(err, zk.ErrAuthFailed):
-		return kindCredentials, "bad credentials: " + err.Error()
 	case authRequired(err):
 		return kindCredentials, "bad credentials: the server requires authentication (enforce.auth.enabled) by a scheme this client did not use, such as SASL: " +
 			"give a Kafka JAAS file for SASL (--zk-jaas-config), digest credentials (--zk-digest-file or $" + digestEnv + "), " +
 			"or a client certificate if the server counts x509 (" + err.Error() + ")"
+	case errors.Is(err, migrationzk.ErrAuthFailed), errors.Is(err, zk.ErrAuthFailed):
+		return kindCredentials, "bad credentials: " + err.Error()
 	}
 	return "", err.Error()
 }

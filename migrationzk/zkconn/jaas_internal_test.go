@@ -107,7 +107,6 @@ func TestJAASErrors(t *testing.T) {
 		"bad flag":              {`Client { a.B mandatory; };`, "", `control flag "mandatory"`},
 		"missing semicolon":     {"Client {\n a.B required\n}\n", "", "line 3"},
 		"unterminated":          {`Client { a.B required password="s3cr3t; };`, "", "unterminated"},
-		"duplicate option":      {`Client { a.B required x=1 x=2; };`, "", "given twice"},
 	}
 	for name, c := range cases {
 		_, err := SASLSettings{JAASFile: writeJAAS(t, c.src), Section: c.section}.mechanism()

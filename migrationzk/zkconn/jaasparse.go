@@ -151,11 +151,10 @@ func (p *jaasParser) entry() (jaasEntry, error) {
 		if strings.Contains(value.text, "${") {
 			return jaasEntry{}, &JAASError{Line: value.line, Err: fmt.Errorf("option %s: ${property} expansion is not supported", key.text)}
 		}
-		if _, dup := e.options[key.text]; dup {
-			return jaasEntry{}, &JAASError{Line: key.line, Err: fmt.Errorf("option %s given twice", key.text)}
+		if _, dup := e.options[key.text]; !dup {
+			e.keys = append(e.keys, key.text)
 		}
-		e.options[key.text] = value.text
-		e.keys = append(e.keys, key.text)
+		e.options[key.text] = value.text // the last one counts, as for the JDK
 	}
 	p.pos++
 	return e, nil

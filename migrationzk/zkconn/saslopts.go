@@ -34,6 +34,13 @@ func (c *openConfig) saslOpts() *saslOptions {
 // sasl:user. Unlike WithDigest, a wrong password fails Open with a
 // *SASLError (Failure SASLRejected). The server must have a JAAS Server
 // section that names the user.
+//
+// go-zookeeper would retry a refused exchange every second, forever,
+// each attempt leaving a session on the server. Instead, once the server
+// has refused an exchange (any *SASLError but SASLKDCUnreachable), the
+// client's later dials fail at once with that error and reach no server;
+// a running client's requests then fail with zk.ErrNoServer. To recover,
+// fix the cause, Close the client and Open a new one.
 func WithSASLDigest(user, password string) Option {
 	return func(c *openConfig) {
 		s := c.saslOpts()
