@@ -80,3 +80,23 @@ func ExampleRealm_Kinit() {
 	}
 	_ = testTicketCache
 }
+
+// A realm whose tickets all end within a minute, for tests of renewal; a
+// test that needs the KDC gone stops it.
+func ExampleStartRealm() {
+	testKDCDown := func(t *testing.T) {
+		realm := zktest.StartRealm(t, zktest.WithMaxTicketLife(time.Minute))
+		srv := zktest.Start(t, zktest.WithKerberos(realm))
+		conn := srv.Connect(t) // tickets are held from here on
+		if err := realm.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := realm.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		_ = conn // ... a new client fails with zkconn.SASLKDCUnreachable ...
+	}
+	_ = testKDCDown
+}

@@ -56,12 +56,23 @@ func WithMaxTicketLife(d time.Duration) RealmOption {
 	return func(c *krb5kdc.Config) { c.MaxLife = d }
 }
 
+// noKDCError reports that no KDC can be started here; StartRealm skips
+// the test on it, as Start does without ZooKeeper.
+type noKDCError struct{ err error }
+
+func (e noKDCError) Error() string {
+	return "zktest: no Kerberos KDC available (" + e.err.Error() + "): " + howToKerberos
+}
+
+func (e noKDCError) Is(target error) bool { return target == errUnavailable }
+func (e noKDCError) Unwrap() error        { return e.err }
+
 // NewRealm makes a realm and starts its KDC, for a program, which must
 // Close it. When no MIT KDC is installed the error says how to get one.
 func NewRealm(opts ...RealmOption) (*Realm, error) {
 	inst, err := krb5kdc.FindInstall()
 	if err != nil {
-		return nil, fmt.Errorf("zktest: %w (%v): %s", errUnavailable, err, howToKerberos)
+		return nil, noKDCError{err}
 	}
 	dir, err := os.MkdirTemp("", "zktest-realm-")
 	if err != nil {
