@@ -13,6 +13,13 @@ import (
 
 // KerberosConfig is the client side of GSSAPI, as Kafka's JAAS
 // Krb5LoginModule and ZooKeeper's client settings describe it.
+//
+// A Principal without realm is in krb5.conf's default_realm. With a
+// keytab the Principal is required; with UseTicketCache it is optional
+// and, when given, must be the cache's. With both a keytab and
+// UseTicketCache the cache is used while it holds a ticket, then the
+// keytab, as Krb5LoginModule does. Without either, the keytab is
+// KRB5_KTNAME or krb5.conf's default_keytab_name (/etc/krb5.keytab).
 type KerberosConfig struct {
 	Principal      string // e.g. "kafka/broker1.example.com@EXAMPLE.COM"
 	KeyTab         string // path; empty with UseTicketCache

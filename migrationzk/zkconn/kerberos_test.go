@@ -196,6 +196,14 @@ func TestKerberosTicketCache(t *testing.T) {
 	if !errors.Is(err, errTicketExpired) {
 		t.Errorf("error %v does not say the ticket expired", err)
 	}
+	// With the keytab too, as Krb5LoginModule: the keytab takes over.
+	cfg.KeyTab, cfg.Principal = shortKT, "short"
+	if m, err = newKerberos(cfg, systemResolver{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := startWith(t, m); err != nil {
+		t.Fatalf("with a keytab behind the expired cache: %v", err)
+	}
 }
 
 // With a keytab, tickets about to end are replaced before use: a new

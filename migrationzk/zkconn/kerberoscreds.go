@@ -62,15 +62,48 @@ type credentialSource interface {
 	login(old *ticket) (*ticket, error)
 }
 
+// newCredentialSource returns the ticket cache with UseTicketCache, the
+// keytab otherwise; with both, as Krb5LoginModule, the cache while it
+// serves, then the keytab.
 func newCredentialSource(cfg KerberosConfig, krb5 *config.Config) (credentialSource, error) {
-	if cfg.UseTicketCache {
-		cc, err := newCCacheSource(cfg, krb5)
-		if err == nil || cfg.KeyTab == "" {
-			return cc, err
-		}
-		// As Krb5LoginModule: without a usable cache, the keytab.
+	if !cfg.UseTicketCache {
+		return newKeytabSource(cfg, krb5)
 	}
-	return newKeytabSource(cfg, krb5)
+	cc, ccErr := newCCacheSource(cfg, krb5)
+	if cfg.KeyTab == "" {
+		if ccErr != nil {
+			return nil, ccErr
+		}
+		return cc, nil
+	}
+	kt, err := newKeytabSource(cfg, krb5)
+	if err != nil {
+		return nil, err
+	}
+	if ccErr != nil || cc.principal.String() != kt.principal.String() {
+		return kt, nil
+	}
+	return &cacheThenKeytab{cc: cc, kt: kt, current: cc}, nil
+}
+
+// cacheThenKeytab logs in from the credential cache, and from the keytab
+// when the cache has no ticket left to give.
+type cacheThenKeytab struct {
+	cc      *ccacheSource
+	kt      *keytabSource
+	current credentialSource // the last that logged in
+}
+
+func (s *cacheThenKeytab) client() clientPrincipal { return s.kt.principal }
+func (s *cacheThenKeytab) kdc() *client.Client     { return s.current.kdc() }
+
+func (s *cacheThenKeytab) login(old *ticket) (*ticket, error) {
+	if t, err := s.cc.login(old); err == nil {
+		s.current = s.cc
+		return t, nil
+	}
+	s.current = s.kt
+	return s.kt.login(old)
 }
 
 // keytabSource logs in with the keys of a keytab, read again at every
@@ -91,6 +124,9 @@ func newKeytabSource(cfg KerberosConfig, krb5 *config.Config) (*keytabSource, er
 		return nil, err
 	}
 	path := cfg.KeyTab
+	if path == "" {
+		path = os.Getenv("KRB5_KTNAME")
+	}
 	if path == "" {
 		path = krb5.LibDefaults.DefaultKeytabName
 	}
