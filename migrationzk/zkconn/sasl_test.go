@@ -244,3 +244,18 @@ func TestSASLInterruptedExchangeIsRetried(t *testing.T) {
 		}
 	}
 }
+
+// Fault: a wrong password, on a server that lets clients whose exchange
+// failed carry on unauthenticated (zookeeper.allowSaslFailedClients): it
+// answers the response with no error and no rspauth. The client refuses
+// that reply (SASLServerInvalid) instead of going on unauthenticated, and
+// writes nothing.
+func TestSASLNoRspauthIsRefused(t *testing.T) {
+	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSetting("allowSaslFailedClients", "true"))
+	err := openFails(t, srv.Servers, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASLDigest("kafka", "wrong"))
+	var se *zkconn.SASLError
+	if !errors.As(err, &se) || se.Failure != zkconn.SASLServerInvalid || !strings.Contains(err.Error(), "no rspauth") {
+		t.Fatalf("%v; want a *SASLError, SASLServerInvalid, naming the missing rspauth", err)
+	}
+	checkNotWritten(t, srv)
+}

@@ -66,23 +66,20 @@ func (x *digestExchange) fail(f SASLFailure, format string, args ...any) error {
 }
 
 func (x *digestExchange) step(challenge []byte) ([]byte, bool, error) {
-	if challenge == nil {
-		// Error-free null token: the server is not set up for SASL (no
-		// JAAS Server section) or lets failed clients through.
-		return nil, false, x.fail(SASLServerInvalid, "the server sent no %s; it is not configured for SASL", x.awaited())
+	switch {
+	case challenge == nil && x.rspauth == "":
+		// An error-free null token: the server has no JAAS Server section.
+		return nil, false, x.fail(SASLServerInvalid, "the server sent no digest challenge: it is not configured for SASL")
+	case challenge == nil:
+		// The server lets clients whose exchange failed go on
+		// unauthenticated (zookeeper.allowSaslFailedClients).
+		return nil, false, x.fail(SASLServerInvalid, "the server sent no rspauth: it did not authenticate the client (a wrong password on a server with zookeeper.allowSaslFailedClients?)")
 	}
 	if x.rspauth == "" {
 		response, err := x.respond(challenge)
 		return response, false, err
 	}
 	return nil, true, x.verify(challenge)
-}
-
-func (x *digestExchange) awaited() string {
-	if x.rspauth == "" {
-		return "digest challenge"
-	}
-	return "rspauth"
 }
 
 // respond answers the server's digest-challenge with a digest-response.
