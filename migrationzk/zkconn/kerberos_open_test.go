@@ -232,3 +232,42 @@ func kafkaKeytab(t *testing.T, realm *zktest.Realm) string {
 	}
 	return keytab
 }
+
+// Fault: a ticket for a principal the server does not hold the key of.
+// Without enforcement the server refuses the AP-REQ (SASLRejected); with
+// zookeeper.allowSaslFailedClients it answers with no token instead of a
+// security layer offer, which the client refuses too (SASLServerInvalid)
+// rather than carry on unauthenticated.
+func TestKerberosWrongServerKey(t *testing.T) {
+	realm := zktest.StartRealm(t)
+	if _, err := realm.AddPrincipal("zookeeper/otherhost"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := realm.Keytab(zktest.KerberosClientName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := realm.ClientConfig(zktest.KerberosClientName, cfg)
+	client.ServerPrincipal = "zookeeper/otherhost"
+	for _, tc := range []struct {
+		name string
+		opts []zktest.Option
+		want zkconn.SASLFailure
+	}{
+		{"refused", nil, zkconn.SASLRejected},
+		{"failed clients allowed", []zktest.Option{zktest.WithSetting("allowSaslFailedClients", "true")}, zkconn.SASLServerInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := zktest.Start(t, append([]zktest.Option{zktest.WithKerberos(realm)}, tc.opts...)...)
+			conn, took, err := openKerberos(srv, client)
+			if conn != nil {
+				conn.Close()
+				t.Fatal("Open succeeded with a ticket for another server")
+			}
+			var se *zkconn.SASLError
+			if !errors.As(err, &se) || se.Failure != tc.want || took > 5*time.Second {
+				t.Fatalf("Open: %v after %v; want a *SASLError with failure %v at once", err, took, tc.want)
+			}
+		})
+	}
+}
