@@ -24,8 +24,10 @@ const KerberosClientName = "kafka"
 // they start, and they read realm's krb5.conf. Connect and ConnectWith
 // authenticate as kafka@REALM (KerberosClientName) with its keytab (see
 // Security.SASL and Realm.ClientConfig); the server knows the client as
-// sasl:kafka@REALM. A ZooKeeper server speaks one mechanism, so the last
-// SASL option wins; WithSASLEnforced enforces it.
+// sasl:kafka@REALM. A ZooKeeper server speaks one mechanism: WithKerberos
+// drops the DIGEST-MD5 users of options before it, and is not to be
+// combined with WithSASLDigestUser after it. WithSASLEnforced enforces
+// GSSAPI.
 func WithKerberos(realm *Realm) Option {
 	return func(o *options) {
 		s := o.saslServer()
