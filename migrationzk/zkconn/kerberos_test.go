@@ -262,7 +262,9 @@ func TestKerberosRefreshesAhead(t *testing.T) {
 	if err := startWith(t, m); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Kerberos times are whole seconds: let one pass, so that new
+	// tickets end later than the first.
+	time.Sleep(1100 * time.Millisecond)
 	if logins, fetches := m.tickets.counts(); logins != 1 || fetches != 1 {
 		t.Fatalf("%d logins, %d service tickets at half the lifetime; want 1, 1", logins, fetches)
 	}
