@@ -196,6 +196,13 @@ func TestGSSAPIExchangeWithoutMutualAuth(t *testing.T) {
 	if resp, done, err = ex.step(nil); err != nil || !done || resp != nil {
 		t.Fatalf("final: %x, done %v, %v", resp, done, err)
 	}
+	// The next connection sends a new authenticator, never the same
+	// AP-REQ: the server's replay cache would refuse it.
+	_, again := startExchange(t, m)
+	b := r.accept(t, again)
+	if bytes.Equal(again, token) || b.seq == a.seq || (b.auth.CTime.Equal(a.auth.CTime) && b.auth.Cusec == a.auth.Cusec) {
+		t.Errorf("the second AP-REQ repeats the first's authenticator")
+	}
 }
 
 // With mutual authentication the AP-REP must answer the authenticator.
