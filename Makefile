@@ -1,4 +1,5 @@
-# make test   prepares ZooKeeper and a JDK with Jackson, then vets and runs
+# make test   prepares ZooKeeper, a JDK with Jackson and an MIT Kerberos
+#             KDC, then vets and runs
 #             every test with the race detector against real servers and the
 #             real JDK, and runs each fuzz target briefly.
 # make demo   the lost-acknowledgement demo (examples/lostack).
@@ -23,7 +24,7 @@
 GO ?= go
 FUZZTIME ?= 20000x
 
-.PHONY: test demo dualwrite zookeeper jdk vet fuzz bench torture mutants sandbox sandbox-delta sandbox-stop
+.PHONY: test demo dualwrite zookeeper jdk kerberos vet fuzz bench torture mutants sandbox sandbox-delta sandbox-stop
 
 zookeeper:
 	@./scripts/prepare-zookeeper.sh
@@ -31,10 +32,13 @@ zookeeper:
 jdk:
 	@./scripts/prepare-jdk.sh
 
+kerberos:
+	@./scripts/prepare-kerberos.sh
+
 vet:
 	$(GO) vet ./...
 
-test: zookeeper jdk vet
+test: zookeeper jdk kerberos vet
 	ZKWRITER_REQUIRE_ZK=1 ZKWRITER_REQUIRE_JDK=1 $(GO) test -race -timeout 30m ./...
 	./scripts/fuzz.sh $(FUZZTIME)
 
