@@ -1,4 +1,5 @@
-# make test   prepares ZooKeeper and a JDK with Jackson, then vets and runs
+# make test   prepares ZooKeeper, a JDK with Jackson and an MIT Kerberos
+#             KDC, then vets and runs
 #             every test with the race detector against real servers and the
 #             real JDK, and runs each fuzz target briefly.
 # make demo   the lost-acknowledgement demo (examples/lostack).
@@ -8,6 +9,12 @@
 #                 TORTURE_SEED and TORTURE_FAULTS override).
 # make dualwrite  a controller-like dual-write loop under injected faults
 #                 (examples/dualwrite).
+# make sandbox    a throwaway local ZooKeeper holding a Kafka cluster in
+#                 mid-migration, in the background, to try migrationzk on
+#                 (cmd/zksandbox); it prints the --zk to use.
+#                 make sandbox-delta mirrors one more KRaft delta into it,
+#                 make sandbox-stop stops it (SANDBOX_DIR overrides where
+#                 it lives, default $TMPDIR/zkwriter-sandbox).
 # make bench      the benchmarks of ./bench against real servers, and the table
 #                 of the performance goals (see BENCHMARKS.md).
 # make mutants    the mutation check: every mutant of scripts/mutants/mutants.txt
@@ -17,7 +24,7 @@
 GO ?= go
 FUZZTIME ?= 20000x
 
-.PHONY: test demo dualwrite zookeeper jdk vet fuzz bench torture mutants
+.PHONY: test demo dualwrite zookeeper jdk kerberos vet fuzz bench torture mutants sandbox sandbox-delta sandbox-stop
 
 zookeeper:
 	@./scripts/prepare-zookeeper.sh
@@ -25,10 +32,13 @@ zookeeper:
 jdk:
 	@./scripts/prepare-jdk.sh
 
+kerberos:
+	@./scripts/prepare-kerberos.sh
+
 vet:
 	$(GO) vet ./...
 
-test: zookeeper jdk vet
+test: zookeeper jdk kerberos vet
 	ZKWRITER_REQUIRE_ZK=1 ZKWRITER_REQUIRE_JDK=1 $(GO) test -race -timeout 30m ./...
 	./scripts/fuzz.sh $(FUZZTIME)
 
@@ -46,6 +56,18 @@ torture: zookeeper
 
 dualwrite: zookeeper
 	$(GO) run ./examples/dualwrite
+
+SANDBOX_DIR ?=
+SANDBOX_FLAGS = $(if $(SANDBOX_DIR),-dir $(SANDBOX_DIR))
+
+sandbox: zookeeper
+	@$(GO) run ./cmd/zksandbox start $(SANDBOX_FLAGS)
+
+sandbox-delta:
+	@$(GO) run ./cmd/zksandbox delta $(SANDBOX_FLAGS)
+
+sandbox-stop:
+	@$(GO) run ./cmd/zksandbox stop $(SANDBOX_FLAGS)
 
 bench: zookeeper
 	./scripts/bench.sh

@@ -44,4 +44,8 @@
 // ErrInvalidArgument, and no option silently means its default. Results
 // say what a call did (State.Recovered, UpdateResult, DeleteResult,
 // GetOrCreateResult), so that no caller reads logs or Stats to learn it.
+//
+// Every deliberate difference from Kafka 3.9, of this package and the
+// others, is listed in one place: the README's section "Where zkwriter
+// differs from Kafka 3.9, on purpose".
 package migrationzk

@@ -77,6 +77,8 @@ type DecodeError = znode.DecodeError
 // ConflictError describes a conditional write that did not land because the
 // znode no longer has the expected version.
 type ConflictError struct {
+	// Path is the znode's full path in ZooKeeper, the Writer's root
+	// included, as ZooKeeper names it.
 	Path string
 	// ExpectedVersion is the version the write was conditioned on.
 	ExpectedVersion int32
@@ -111,9 +113,10 @@ func (e *ConflictError) Unwrap() error { return e.Err }
 
 // FencedError describes why a Writer was fenced.
 type FencedError struct {
-	// Path is the znode that shows another controller, relative to the
-	// Writer's root as Op.Path and OpResult.Path are: /controller_epoch,
-	// /migration or /controller.
+	// Path is the control znode that shows another controller, named
+	// relative to the Writer's root as Op.Path and OpResult.Path are:
+	// /controller_epoch, /migration or /controller. (ConflictError and
+	// NotAuthorizedError name a znode's full path.)
 	Path string
 	// Reason says what was found there.
 	Reason string
@@ -129,6 +132,8 @@ func (e *FencedError) Is(target error) bool { return target == ErrFenced }
 // NotAuthorizedError is a request ZooKeeper refused for want of permission
 // (NoAuth): Op (create, setData, delete, check, read) on Path.
 type NotAuthorizedError struct {
+	// Path is the znode's full path in ZooKeeper, the Writer's root
+	// included, as its ACL is found there.
 	Path string
 	Op   string
 	// Err is ZooKeeper's error.

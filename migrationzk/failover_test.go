@@ -99,7 +99,7 @@ func (f *failover) wantIdentity(id, epoch int32) {
 // controller_epoch 8, not A's 7.
 func TestFailoverToAnotherController(t *testing.T) {
 	f := newFailover(t)
-	if err := quickStart(testContext(t), f.c.conn, f.root, 3000, 7); err != nil {
+	if err := quickStart(testContext(t), f.c.conn, f.root, 3000, 7, znode.NewUuid()); err != nil {
 		t.Fatal(err)
 	}
 	b := f.takeOver(3001, 8, migrationzk.Identity{ControllerID: 3000, ControllerEpoch: 7})
@@ -116,7 +116,7 @@ func TestFailoverToAnotherController(t *testing.T) {
 // new epoch, not the one its previous tenure left in /migration.
 func TestFailoverSameControllerNewerEpoch(t *testing.T) {
 	f := newFailover(t)
-	if err := quickStart(testContext(t), f.c.conn, f.root, 3000, 7); err != nil {
+	if err := quickStart(testContext(t), f.c.conn, f.root, 3000, 7, znode.NewUuid()); err != nil {
 		t.Fatal(err)
 	}
 	again := f.takeOver(3000, 8, migrationzk.Identity{ControllerID: 3000, ControllerEpoch: 7})
@@ -131,7 +131,7 @@ func TestFailoverSameControllerNewerEpoch(t *testing.T) {
 func TestFailoverFirstWriteAfterConflict(t *testing.T) {
 	f := newFailover(t)
 	ctx := testContext(t)
-	if err := quickStart(ctx, f.c.conn, f.root, 3000, 7); err != nil {
+	if err := quickStart(ctx, f.c.conn, f.root, 3000, 7, znode.NewUuid()); err != nil {
 		t.Fatal(err)
 	}
 	w := must.Get(migrationzk.New(f.c.srv.Connect(t), migrationzk.WithRoot(f.root)))
@@ -181,7 +181,7 @@ func TestFailoverFirstWriteAfterConflict(t *testing.T) {
 func TestClaimedWriterRefusesAnotherIdentity(t *testing.T) {
 	f := newFailover(t)
 	ctx := testContext(t)
-	if err := quickStart(ctx, f.c.conn, f.root, 3000, 7); err != nil {
+	if err := quickStart(ctx, f.c.conn, f.root, 3000, 7, znode.NewUuid()); err != nil {
 		t.Fatal(err)
 	}
 	b := f.takeOver(3001, 8, migrationzk.Identity{ControllerID: 3000, ControllerEpoch: 7})
@@ -290,7 +290,7 @@ func TestGetOrCreateResult(t *testing.T) {
 func TestFencedErrorPathIsRelative(t *testing.T) {
 	f := newFailover(t)
 	ctx := testContext(t)
-	if err := quickStart(ctx, f.c.conn, f.root, 3000, 7); err != nil {
+	if err := quickStart(ctx, f.c.conn, f.root, 3000, 7, znode.NewUuid()); err != nil {
 		t.Fatal(err)
 	}
 	a := f.takeOver(3000, 8, migrationzk.Identity{ControllerID: 3000, ControllerEpoch: 7})

@@ -5,18 +5,22 @@ import (
 	"errors"
 	"log"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // quickStart is the README's quick start. TestQuickStartInReadme keeps the
 // two the same.
-func quickStart(ctx context.Context, conn *zk.Conn, root string, id, epoch int32) error {
+func quickStart(ctx context.Context, conn *zk.Conn, root string, id, epoch int32, ordersID znode.Uuid) error {
 	w, err := migrationzk.New(conn, migrationzk.WithRoot(root))
 	if err != nil {
 		return err // an invalid option
@@ -52,27 +56,32 @@ func quickStart(ctx context.Context, conn *zk.Conn, root string, id, epoch int32
 		return handle(err)
 	}
 
-	// Mirror a KRaft delta in one fenced transaction; it moves the
-	// checkpoint to offset 42 only if every op is in.
-	topic := []byte(`{"partitions":{"0":[1,2,3]},"topic_id":"ASNFZ4mrze_-3LqYdlQyEA","adding_replicas":{},"removing_replicas":{},"version":3}`)
-	state := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
-	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 42, epoch
-	s, results, err := w.Apply(ctx, s,
-		migrationzk.Create("/brokers/topics/orders", topic),
-		migrationzk.Create("/brokers/topics/orders/partitions", nil),
-		migrationzk.Create("/brokers/topics/orders/partitions/0", nil),
-		migrationzk.Create(znode.PartitionStatePath("orders", 0), state.Encode()),
-	)
+	// Mirror KRaft's deltas in Kafka's vocabulary: each Client call, and
+	// each Batch for the changes of a whole delta, is one transaction
+	// fenced by the claim that also moves the checkpoint. The topic, its
+	// empty config, its partition and its state land with offset 42, or
+	// nothing does.
+	c, err := dualwrite.New(w)
 	if err != nil {
+		return err
+	}
+	orders := dualwrite.Topic{Name: "orders", ID: ordersID, Partitions: map[int32]dualwrite.Partition{
+		0: {Replicas: []int32{1, 2, 3}, State: dualwrite.PartitionState{Leader: 1, ISR: []int32{1, 2, 3}}},
+	}}
+	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 42, epoch
+	if s, err = c.CreateTopic(ctx, s, orders); err != nil {
 		return handle(err)
 	}
-	if err := migrationzk.OpErrors(results); err != nil {
-		log.Printf("ops ZooKeeper refused on their own account: %v", err)
-	}
 
-	// A checkpoint alone.
+	// A whole delta, with the checkpoint at 43: broker 1 leaves the ISR
+	// and hands over the leadership, and a topic config changes (with
+	// its config_change_ notification).
 	s.KRaftMetadataOffset = 43
-	if s, err = w.Update(ctx, s); err != nil {
+	s, _, err = c.Batch().
+		UpdatePartitions("orders", map[int32]dualwrite.PartitionState{0: {Leader: 2, LeaderEpoch: 1, ISR: []int32{2, 3}}}).
+		WriteConfigs(dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}, map[string]string{"retention.ms": "86400000"}).
+		Apply(ctx, s)
+	if err != nil {
 		return handle(err)
 	}
 	log.Printf("checkpoint at offset %d, /migration version %d", s.KRaftMetadataOffset, s.MigrationZkVersion)
@@ -104,15 +113,38 @@ func handle(err error) error {
 func TestQuickStart(t *testing.T) {
 	c := newCluster(t)
 	root := c.p("/quickstart/kafka")
-	if err := quickStart(testContext(t), c.conn, root, 3000, 7); err != nil {
+	ordersID := znode.NewUuid()
+	if err := quickStart(testContext(t), c.conn, root, 3000, 7, ordersID); err != nil {
 		t.Fatal(err)
 	}
-	if err := quickStart(testContext(t), c.conn, root, 3000, 7); err != nil {
+	if err := quickStart(testContext(t), c.conn, root, 3000, 7, ordersID); err != nil {
 		t.Fatalf("second run: %v", err)
 	}
-	m, _ := (&cluster{t: t, admin: c.admin, root: root}).migration()
+	at := &cluster{t: t, admin: c.admin, root: root}
+	m, _ := at.migration()
 	if m != (znode.Migration{KRaftMetadataOffset: 43, KRaftControllerID: 3000, KRaftMetadataEpoch: 7, KRaftControllerEpoch: 7}) {
 		t.Fatalf("checkpoint %+v", m)
+	}
+	checkQuickStartTopic(t, at, ordersID, 7)
+}
+
+// checkQuickStartTopic checks what the quick start leaves of topic
+// orders: its id, its partition's state after the delta, stamped with
+// the KRaft epoch of the last controller, and its config.
+func checkQuickStartTopic(t *testing.T, at *cluster, id znode.Uuid, epoch int32) {
+	t.Helper()
+	data, _ := at.get("/brokers/topics/orders")
+	topic, err := znode.DecodeTopic(data)
+	if err != nil || topic.ID != id {
+		t.Fatalf("topic znode %s: %+v, %v; want id %s", data, topic, err, id)
+	}
+	data, _ = at.get(znode.PartitionStatePath("orders", 0))
+	state, err := znode.DecodePartitionState(data)
+	if err != nil || state.Leader != 2 || state.LeaderEpoch != 1 || !slices.Equal(state.ISR, []int32{2, 3}) || state.ControllerEpoch != epoch {
+		t.Fatalf("partition state %s: %+v, %v", data, state, err)
+	}
+	if data, _ = at.get("/config/topics/orders"); !strings.Contains(string(data), `"retention.ms":"86400000"`) {
+		t.Fatalf("topic config %s", data)
 	}
 }
 
@@ -124,11 +156,12 @@ func TestQuickStartTakeover(t *testing.T) {
 	c := newCluster(t)
 	root := c.p("/quickstart/kafka")
 	at := &cluster{t: t, admin: c.admin, root: root}
-	if err := quickStart(testContext(t), c.conn, root, 3000, 7); err != nil {
+	ordersID := znode.NewUuid()
+	if err := quickStart(testContext(t), c.conn, root, 3000, 7, ordersID); err != nil {
 		t.Fatal(err)
 	}
 	second := c.srv.Connect(t)
-	if err := quickStart(testContext(t), second, root, 3001, 8); err != nil {
+	if err := quickStart(testContext(t), second, root, 3001, 8, ordersID); err != nil {
 		t.Fatalf("the controller that takes over: %v", err)
 	}
 	m, _ := at.migration()
@@ -140,6 +173,7 @@ func TestQuickStartTakeover(t *testing.T) {
 	if err != nil || ctl.BrokerID != 3001 || ctl.KRaftControllerEpoch != 8 {
 		t.Fatalf("/controller %+v, %v", ctl, err)
 	}
+	checkQuickStartTopic(t, at, ordersID, 8)
 }
 
 // Fault: none. The README shows quickStart's code as it is here.
@@ -160,5 +194,46 @@ func TestQuickStartInReadme(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), code[from:to]) {
 		t.Fatal("README.md does not show quickStart and handle as quickstart_test.go has them")
+	}
+}
+
+// Fault: none. The README's quick start, its imports and both of its
+// blocks as they stand there, compiles as a program of its own.
+func TestQuickStartReadmeCompiles(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)
+	from, to := strings.Index(section, "## Quick start\n"), strings.Index(section, "\n## Mirroring a delta")
+	if from < 0 || to < from {
+		t.Fatal("README.md has no quick start section")
+	}
+	var blocks []string
+	for _, part := range strings.Split(section[from:to], "```go\n")[1:] {
+		code, _, ok := strings.Cut(part, "```")
+		if !ok {
+			t.Fatal("a quick start block does not end")
+		}
+		blocks = append(blocks, code)
+	}
+	if len(blocks) != 2 || !strings.HasPrefix(blocks[0], "import (") {
+		t.Fatalf("the quick start has %d Go blocks, want the imports and run, then quickStart", len(blocks))
+	}
+	// A directory inside the module, so that its imports resolve; the
+	// leading dot keeps it out of ./... patterns.
+	dir, err := os.MkdirTemp("..", ".quickstart-readme-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	program := "package main\n\n" + blocks[0] + "\n" + blocks[1] + "\nfunc main() { _ = run }\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(program), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", os.DevNull, ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("the README's quick start does not compile: %v\n%s\n%s", err, out, program)
 	}
 }

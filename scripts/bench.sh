@@ -24,6 +24,10 @@ run '^BenchmarkCheckpointMemory$' 3000
 run '^BenchmarkDualWrite$' 24
 run '^BenchmarkRecovery$' 20
 run '^BenchmarkTLSRecovery$' 24
+run '^BenchmarkSASLRecovery$' 24
+run '^BenchmarkSASLConnect$' 24
+run '^BenchmarkKerberosRecovery$' 24
+run '^BenchmarkKerberosConnect$' 24
 run '^BenchmarkApplyScaling$' 5
 run '^BenchmarkCreateTopic$' 24
 run '^BenchmarkDeltaScaling$' 5

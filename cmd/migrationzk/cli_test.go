@@ -463,14 +463,14 @@ func TestRollbackFix(t *testing.T) {
 	t.Run("garbage-controller", func(t *testing.T) {
 		c := newCluster(t, srv, admin, "badcontroller")
 		c.seedKafka(43, uniform("orders", 1, 50))
-		c.create(znode.ControllerPath, []byte(`{"version":9,"brokerid":1}`), 0)
+		c.create(znode.ControllerPath, []byte(`{"version":1,"brokerid":"one"}`), 0)
 		r := c.run("rollback-fix", "--apply", "--force")
 		wantCode(t, r, exitError)
 		if !strings.Contains(r.stderr, "cannot tell whether a KRaft controller holds it; nothing was changed") {
 			t.Fatalf("stderr: %s", r)
 		}
 		c.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
-		c.unchanged(znode.ControllerPath, []byte(`{"version":9,"brokerid":1}`), 0)
+		c.unchanged(znode.ControllerPath, []byte(`{"version":1,"brokerid":"one"}`), 0)
 	})
 }
 

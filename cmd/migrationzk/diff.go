@@ -25,7 +25,8 @@ type diffReport struct {
 	// differences.
 	Equal bool `json:"equal"`
 	// Changes are the changes that make From into To, as Sync would
-	// apply them.
+	// apply them, each with the values it alters, old and new (its
+	// fields; passwords and SCRAM credentials only marked as changed).
 	Changes []dualwrite.Change           `json:"changes"`
 	Counts  map[dualwrite.ChangeKind]int `json:"counts"`
 	// Skipped are the znodes that do not decode in either image, which
@@ -208,7 +209,7 @@ func errorText(err error) string {
 }
 
 // printDiff prints a diff report as text: the cluster when a side is
-// live, the plan, one change a line, then the unplanned differences and
+// live, the plan, one change a line with its values below it, then the unplanned differences and
 // the verdict.
 func (a *app) printDiff(r diffReport, plan dualwrite.Plan) {
 	if r.From == liveSide || r.To == liveSide {

@@ -54,6 +54,9 @@ func (a *app) readPasswordEncoder() (*passwordencoder.Encoder, error) {
 
 // clientOptions are the options of the tool's dualwrite clients.
 func (a *app) clientOptions() []dualwrite.Option {
+	if a.passwords == nil {
+		return nil
+	}
 	return []dualwrite.Option{dualwrite.WithPasswordEncoder(a.passwords)}
 }
 

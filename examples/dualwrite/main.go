@@ -3,17 +3,19 @@
 //
 // Like a KRaft controller that has become leader during a migration, it
 // claims leadership in ZooKeeper, reads or creates /migration, then mirrors
-// ten batches of metadata (new topics with their partitions, a leader
-// change for every partition created before), each in fenced transactions
-// ending in a checkpoint. After each batch it prints the committed offset, the offset
+// ten KRaft deltas through package dualwrite (new topics, each with a
+// fresh topic id, and a leader change for every partition created
+// before), each a dualwrite.Batch: fenced transactions ending in a
+// checkpoint. After each batch it prints the committed offset, the offset
 // ZooKeeper confirmed and the lag between them.
 //
 // Meanwhile the connection is cut around chosen transactions: the reply to
 // one is dropped after ZooKeeper committed it, another is dropped before it
 // reaches ZooKeeper, the server is stopped right after committing a third
 // and restarted a moment later, and the session of a fourth is expired.
-// At the end every partition state and the checkpoint are read back and
-// compared with what was written.
+// At the end the dual-write Client reads the tree back, and
+// dualwrite.Diff against the image the deltas built must be empty; the
+// checkpoint must be the last one written.
 //
 // It gets its ZooKeeper from zktest.NewServer: the servers in ZK_SERVERS,
 // under a fresh root, or a standalone server started from a local
@@ -27,7 +29,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,6 +40,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -81,12 +86,11 @@ type demo struct {
 	srv    *zktest.Server
 
 	w         *migrationzk.Writer
+	c         *dualwrite.Client
 	committed atomic.Int64
-	// states is what each partition state should hold, by path, and
-	// versions the znode version each has.
-	states   map[string]znode.PartitionState
-	versions map[string]int32
-	paths    []string // partition state paths, in creation order
+	// want is the image the deltas build, as KRaft's metadata image
+	// would hold it.
+	want dualwrite.Image
 	// restartErr is set when a restart in the background fails.
 	restartErr atomic.Pointer[error]
 	// restarting tracks the restart in the background.
@@ -97,7 +101,7 @@ type demo struct {
 // it is done.
 func run(ctx context.Context, out io.Writer, srv *zktest.Server) (err error) {
 	d := &demo{out: out, root: srv.Path(fmt.Sprintf("/dualwrite-%d", time.Now().UnixNano())), srv: srv,
-		states: map[string]znode.PartitionState{}, versions: map[string]int32{}, faults: zktest.NewFaultDialer(nil)}
+		want: dualwrite.NewImage(), faults: zktest.NewFaultDialer(nil)}
 	if d.admin, err = zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout); err != nil {
 		return err
 	}
@@ -117,6 +121,12 @@ func run(ctx context.Context, out io.Writer, srv *zktest.Server) (err error) {
 	if d.w, err = migrationzk.New(d.conn, migrationzk.WithRoot(d.root)); err != nil {
 		return err
 	}
+	if d.c, err = dualwrite.New(d.w); err != nil {
+		return err
+	}
+	if err := d.w.CreateTopLevelPaths(ctx); err != nil {
+		return fmt.Errorf("create Kafka's persistent paths: %w", err)
+	}
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataEpoch = controllerID, kraftEpoch, kraftEpoch
 	if s, err = d.w.ClaimLeadership(ctx, s); err != nil {
@@ -134,7 +144,7 @@ func run(ctx context.Context, out io.Writer, srv *zktest.Server) (err error) {
 			return fmt.Errorf("batch %d: %w", b, err)
 		}
 	}
-	if err := d.verify(s); err != nil {
+	if err := d.verify(ctx, s); err != nil {
 		return err
 	}
 	if f := d.faults.Unfired(); len(f) > 0 {
@@ -166,33 +176,33 @@ func (d *demo) seed() error {
 	return err
 }
 
-// ops returns batch b's writes: a leader change for every partition
-// created before, and topicsPerBatch new topics with their partitions.
-func (d *demo) ops(b int) (ops []migrationzk.Op, creates, updates int) {
-	for _, path := range d.paths {
-		st := d.states[path]
-		st.Leader = st.Leader%3 + 1
-		st.LeaderEpoch++
-		st.ISR = []int32{st.Leader, st.Leader%3 + 1}
-		ops = append(ops, migrationzk.SetData(path, st.Encode(), d.versions[path]))
-		updates++
-	}
-	for t := 0; t < topicsPerBatch; t++ {
-		topic := fmt.Sprintf("events-%02d-%d", b, t)
-		dir := znode.TopicsPath + "/" + topic
-		ops = append(ops,
-			migrationzk.Create(dir, []byte(`{"partitions":{"0":[1,2,3],"1":[2,3,1],"2":[3,1,2],"3":[1,2,3]},"topic_id":"cDz3VdoFSamPyu3jZ-Vh0w","adding_replicas":{},"removing_replicas":{},"version":3}`)),
-			migrationzk.Create(dir+"/partitions", nil))
-		creates += 2
-		for p := int32(0); p < partitionsPerTopic; p++ {
-			st := znode.PartitionState{ControllerEpoch: kraftEpoch, Leader: p%3 + 1, LeaderEpoch: int32(b - 1), ISR: []int32{1, 2, 3}}
-			ops = append(ops,
-				migrationzk.Create(fmt.Sprintf("%s/partitions/%d", dir, p), nil),
-				migrationzk.Create(znode.PartitionStatePath(topic, p), st.Encode()))
-			creates += 2
+// delta fills batch b with KRaft delta number b: a leader change for
+// every partition created before, and topicsPerBatch new topics, each
+// with a fresh topic id. It returns how many records the delta is.
+func (d *demo) delta(b int, batch *dualwrite.Batch) (created, moved int) {
+	for _, name := range slices.Sorted(maps.Keys(d.want.Topics)) {
+		t := d.want.Topics[name]
+		states := map[int32]dualwrite.PartitionState{}
+		for id, p := range t.Partitions {
+			p.State.Leader = p.State.Leader%3 + 1
+			p.State.LeaderEpoch++
+			p.State.ISR = []int32{p.State.Leader, p.State.Leader%3 + 1}
+			t.Partitions[id], states[id] = p, p.State
 		}
+		batch.UpdatePartitions(name, states)
+		moved += len(states)
 	}
-	return ops, creates, updates
+	for i := 0; i < topicsPerBatch; i++ {
+		t := dualwrite.Topic{Name: fmt.Sprintf("events-%02d-%d", b, i), ID: znode.NewUuid(), Partitions: map[int32]dualwrite.Partition{}}
+		for p := int32(0); p < partitionsPerTopic; p++ {
+			replicas := []int32{p%3 + 1, (p+1)%3 + 1, (p+2)%3 + 1}
+			t.Partitions[p] = dualwrite.Partition{Replicas: replicas, State: dualwrite.PartitionState{Leader: replicas[0], LeaderEpoch: int32(b - 1), ISR: replicas}}
+		}
+		batch.CreateTopic(t)
+		d.want.Topics[t.Name] = t
+		created++
+	}
+	return created, moved
 }
 
 // fault arms the fault for batch b and says what it is, or "".
@@ -248,44 +258,33 @@ func (d *demo) expire() {
 	}
 }
 
-// batch mirrors batch b and checkpoints it.
+// batch mirrors delta b and checkpoints it.
 func (d *demo) batch(ctx context.Context, b int, s migrationzk.State) (migrationzk.State, error) {
-	ops, creates, updates := d.ops(b)
-	// The KRaft controller committed one record per write to its log.
-	offset := d.committed.Add(int64(len(ops)))
+	batch := d.c.Batch()
+	created, moved := d.delta(b, batch)
+	// The KRaft controller committed one record per topic and per
+	// partition change to its log.
+	offset := d.committed.Add(int64(created + moved))
 	lagBefore := d.lag()
 	fault := d.fault(b)
 	start := time.Now()
 	s.KRaftMetadataOffset = offset
-	next, results, err := d.w.Apply(ctx, s, ops...)
+	next, results, err := batch.Apply(ctx, s)
 	if p := d.restartErr.Load(); p != nil {
 		return s, fmt.Errorf("injecting the fault: %w", *p)
 	}
 	if err != nil {
-		return s, err
+		return next, err
 	}
 	if err := migrationzk.OpErrors(results); err != nil {
-		return s, err
-	}
-	for _, r := range results {
-		path := r.Op.Path()
-		if strings.HasSuffix(path, "/state") {
-			st, err := znode.DecodePartitionState(r.Op.Data())
-			if err != nil {
-				return s, err
-			}
-			if _, known := d.states[path]; !known {
-				d.paths = append(d.paths, path)
-			}
-			d.states[path], d.versions[path] = st, r.Version
-		}
+		return next, err
 	}
 	how := "ok"
 	if next.Recovered {
 		how = "recovered"
 	}
-	fmt.Fprintf(d.out, "batch %2d/%d: %2d creates, %2d updates, checkpoint offset %3d: %s at /migration version %2d in %v; committed %d, confirmed %d, lag %d (was %d)\n",
-		b, batches, creates, updates, offset, how, next.MigrationZkVersion, time.Since(start).Round(time.Millisecond),
+	fmt.Fprintf(d.out, "batch %2d/%d: %d topics created, %2d leaders moved, %3d writes, checkpoint offset %3d: %s at /migration version %2d in %v; committed %d, confirmed %d, lag %d (was %d)\n",
+		b, batches, created, moved, len(results), offset, how, next.MigrationZkVersion, time.Since(start).Round(time.Millisecond),
 		d.committed.Load(), d.w.ConfirmedOffset(), d.lag(), lagBefore)
 	if fault != "" {
 		fmt.Fprintf(d.out, "           fault: %s\n", fault)
@@ -301,20 +300,15 @@ func (d *demo) lag() int64 {
 	return 0
 }
 
-// verify reads back every partition state and the checkpoint.
-func (d *demo) verify(s migrationzk.State) error {
-	for _, path := range d.paths {
-		data, st, err := d.admin.Get(d.root + path)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-		got, err := znode.DecodePartitionState(data)
-		if err != nil {
-			return err
-		}
-		if !got.Equal(d.states[path]) || st.Version != d.versions[path] {
-			return fmt.Errorf("%s holds %+v at version %d, want %+v at version %d", path, got, st.Version, d.states[path], d.versions[path])
-		}
+// verify reads the tree back through the dual-write Client: it must hold
+// what the deltas built, and the last checkpoint.
+func (d *demo) verify(ctx context.Context, s migrationzk.State) error {
+	got, err := d.c.Read(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("read back: %w", err)
+	}
+	if plan := dualwrite.Diff(got, d.want); !plan.Empty() {
+		return fmt.Errorf("ZooKeeper does not hold what was written:\n%s", plan)
 	}
 	data, st, err := d.admin.Get(d.root + znode.MigrationPath)
 	if err != nil {
@@ -327,9 +321,14 @@ func (d *demo) verify(s migrationzk.State) error {
 	if m.KRaftMetadataOffset != d.committed.Load() || st.Version != s.MigrationZkVersion {
 		return errors.New("the checkpoint in ZooKeeper is not the last one written")
 	}
+	partitions, ids := 0, map[znode.Uuid]bool{}
+	for _, t := range got.Topics {
+		partitions += len(t.Partitions)
+		ids[t.ID] = true
+	}
 	stats := d.w.Stats()
-	fmt.Fprintf(d.out, "\nZooKeeper holds all %d partition states as written and the checkpoint at offset %d (version %d): nothing lost, never stuck.\n",
-		len(d.paths), m.KRaftMetadataOffset, st.Version)
+	fmt.Fprintf(d.out, "\nZooKeeper holds all %d topics (%d distinct topic ids) and %d partition states as written, and the checkpoint at offset %d (version %d): nothing lost, never stuck.\n",
+		len(got.Topics), len(ids), partitions, m.KRaftMetadataOffset, st.Version)
 	fmt.Fprintf(d.out, "%d write calls (%d recovered), %d write requests, %d retries, %d lost acknowledgements recovered.\n",
 		stats.OK+stats.Recovered+stats.Conflicts+stats.Fenced+stats.Errors, stats.Recovered, stats.Attempts, stats.Retries, stats.LostAcks)
 	return nil

@@ -11,8 +11,8 @@ import (
 )
 
 // TestDualWrite runs the example as make dualwrite does, on a server of
-// the test's, and checks that it finishes with everything in ZooKeeper and
-// leaves no znode behind.
+// the test's, and checks that it finishes with everything in ZooKeeper
+// (every topic under an id of its own) and leaves no znode behind.
 // Fault: a dropped reply, a dropped request, a server stopped and
 // restarted right after a commit (a session expiry under ZK_SERVERS), and
 // a session expired right after a commit.
@@ -29,7 +29,7 @@ func TestDualWrite(t *testing.T) {
 		"batch  3/10:", "recovered at /migration version",
 		"fault: the transaction was dropped before it reached ZooKeeper",
 		"batch 10/10:", "lag 0 (was ",
-		"ZooKeeper holds all 80 partition states as written", "nothing lost, never stuck",
+		"ZooKeeper holds all 20 topics (20 distinct topic ids) and 80 partition states as written", "nothing lost, never stuck",
 	} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("output lacks %q:\n%s", want, text)

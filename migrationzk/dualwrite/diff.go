@@ -51,6 +51,10 @@ type Change struct {
 	// one ZooKeeper holds, and the one desired ("" for none).
 	FromID string `json:"from_id,omitempty"`
 	ToID   string `json:"to_id,omitempty"`
+	// Fields lists the values the change alters, each old and new, in
+	// a deterministic order; a Change built by Diff holds every value
+	// that differs (see FieldChange), secrets hidden.
+	Fields []FieldChange `json:"fields,omitempty"`
 
 	// add records the change in a Batch; only Diff sets it, so a Change
 	// built by hand or decoded from JSON describes a change but cannot
@@ -84,8 +88,8 @@ func (p Plan) Counts() map[ChangeKind]int {
 	return counts
 }
 
-// String lists the changes, one a line, then the znodes skipped, then
-// the counts by kind; a plan with neither changes nor skipped znodes is
+// String lists the changes, one a line, each followed by its Fields,
+// one an indented line, then the znodes skipped, then the counts by kind; a plan with neither changes nor skipped znodes is
 // "no changes".
 func (p Plan) String() string {
 	if p.Empty() && len(p.Skipped) == 0 {
@@ -101,6 +105,9 @@ func (p Plan) String() string {
 			fmt.Fprintf(&b, " partitions %v", c.Partitions)
 		}
 		b.WriteByte('\n')
+		for _, f := range c.Fields {
+			fmt.Fprintf(&b, "    %s\n", f)
+		}
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(&b, "skipped %s: %v\n", s.Path, s.Err)

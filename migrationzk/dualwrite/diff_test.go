@@ -47,7 +47,12 @@ func fullImage() dualwrite.Image {
 // planLines lists a plan's changes as Plan.String prints them, without
 // the counts line.
 func planLines(p dualwrite.Plan) []string {
-	lines := strings.Split(strings.TrimSpace(p.String()), "\n")
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(p.String()), "\n") {
+		if !strings.HasPrefix(l, "    ") {
+			lines = append(lines, l)
+		}
+	}
 	return lines[:len(lines)-1]
 }
 
@@ -324,15 +329,19 @@ func TestDiffDeterministic(t *testing.T) {
 	}
 }
 
-// Fault: none (pure). A plan prints one change a line and its counts,
-// and marshals to JSON of a fixed shape: changes with kind, subject, and
-// partitions for a partition change.
+// Fault: none (pure). A plan prints one change a line, its values below
+// it, and its counts, and marshals to JSON of a fixed shape: changes
+// with kind, subject, partitions for a partition change, and fields.
 func TestPlanStringAndJSON(t *testing.T) {
 	current, desired := fullImage(), fullImage()
 	editTopic("orders", func(t *dualwrite.Topic) { t.Partitions[2] = topic("x", 3).Partitions[2] })(&desired)
 	delete(desired.DelegationTokens, "tok1")
 	p := dualwrite.Diff(current, desired)
-	wantText := "update-topic orders\ncreate-partitions orders partitions [2]\ndelete-delegation-token tok1\n" +
+	wantText := "update-topic orders\n    partition 2 replicas: (none) -> [3,1,2]\n" +
+		"create-partitions orders partitions [2]\n    partition 2 leader: (none) -> 3\n    partition 2 leader_epoch: (none) -> 0\n" +
+		"    partition 2 isr: (none) -> [3,1,2]\n    partition 2 leader_recovery_state: (none) -> 0\n" +
+		"delete-delegation-token tok1\n    owner: User:alice -> (none)\n    token_requester: User:alice -> (none)\n" +
+		"    renewers: [User:bob] -> (none)\n    issue_timestamp: 0 -> (none)\n    max_timestamp: 100 -> (none)\n    expiry_timestamp: 1000 -> (none)\n" +
 		"3 changes (create-partitions 1, delete-delegation-token 1, update-topic 1), 0 znodes skipped\n"
 	if p.String() != wantText {
 		t.Fatalf("String:\n%s\nwant\n%s", p, wantText)
@@ -341,8 +350,11 @@ func TestPlanStringAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantJSON := `{"changes":[{"kind":"update-topic","subject":"orders"},{"kind":"create-partitions","subject":"orders","partitions":[2]},` +
-		`{"kind":"delete-delegation-token","subject":"tok1"}]}`
+	wantJSON := `{"changes":[{"kind":"update-topic","subject":"orders","fields":[{"field":"replicas","partition":2,"new":"[3,1,2]"}]},` +
+		`{"kind":"create-partitions","subject":"orders","partitions":[2],"fields":[{"field":"leader","partition":2,"new":"3"},` +
+		`{"field":"leader_epoch","partition":2,"new":"0"},{"field":"isr","partition":2,"new":"[3,1,2]"},{"field":"leader_recovery_state","partition":2,"new":"0"}]},` +
+		`{"kind":"delete-delegation-token","subject":"tok1","fields":[{"field":"owner","old":"User:alice"},{"field":"token_requester","old":"User:alice"},` +
+		`{"field":"renewers","old":"[User:bob]"},{"field":"issue_timestamp","old":"0"},{"field":"max_timestamp","old":"100"},{"field":"expiry_timestamp","old":"1000"}]}]}`
 	if string(got) != wantJSON {
 		t.Fatalf("JSON %s\nwant %s", got, wantJSON)
 	}

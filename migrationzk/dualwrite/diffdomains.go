@@ -19,18 +19,20 @@ func (d *differ) topics(current, desired map[string]Topic) {
 		have, exists := current[name]
 		switch {
 		case !exists:
-			d.addTree(Change{Kind: ChangeCreateTopic, Subject: name, add: func(b *Batch) { b.CreateTopic(want) }}, topicTrees(name)...)
+			d.addTree(Change{Kind: ChangeCreateTopic, Subject: name, Fields: topicFields(nil, &want, true), add: func(b *Batch) { b.CreateTopic(want) }}, topicTrees(name)...)
 		case idReplaced(have.ID, want.ID):
 			d.replaced[name] = true
 			d.addTree(Change{Kind: ChangeReplaceTopic, Subject: name, FromID: have.ID.String(), ToID: idText(want.ID),
-				add: func(b *Batch) { b.DeleteTopic(name).CreateTopic(want) }}, topicTrees(name)...)
+				Fields: topicFields(&have, &want, true),
+				add:    func(b *Batch) { b.DeleteTopic(name).CreateTopic(want) }}, topicTrees(name)...)
 		default:
 			d.topicChanges(name, have, want)
 		}
 	}
 	for _, name := range sortedKeys(current, stringLess) {
 		if _, kept := desired[name]; !kept {
-			d.addTree(Change{Kind: ChangeDeleteTopic, Subject: name, add: func(b *Batch) { b.DeleteTopic(name) }}, topicTrees(name)...)
+			have := current[name]
+			d.addTree(Change{Kind: ChangeDeleteTopic, Subject: name, Fields: topicFields(&have, nil, false), add: func(b *Batch) { b.DeleteTopic(name) }}, topicTrees(name)...)
 		}
 	}
 }
@@ -62,7 +64,7 @@ func topicTrees(name string) []string {
 // left as ZooKeeper holds it, and none is created.
 func (d *differ) topicChanges(name string, have, want Topic) {
 	if !sameAssignment(have, want) {
-		d.add(Change{Kind: ChangeUpdateTopic, Subject: name, add: func(b *Batch) { b.UpdateTopic(want) }}, znode.TopicPath(name))
+		d.add(Change{Kind: ChangeUpdateTopic, Subject: name, Fields: topicFields(&have, &want, false), add: func(b *Batch) { b.UpdateTopic(want) }}, znode.TopicPath(name))
 	}
 	created, updated := map[int32]Partition{}, map[int32]PartitionState{}
 	for _, id := range sortedIDs(want.Partitions) {
@@ -84,14 +86,36 @@ func (d *differ) topicChanges(name string, have, want Topic) {
 			deleted = append(deleted, id)
 		}
 	}
+	d.partitionChanges(name, have, created, updated, deleted)
+}
+
+// partitionChanges plans the partitions of topic name created, updated
+// and deleted, with the states ZooKeeper holds for them (in have) and
+// the ones written.
+func (d *differ) partitionChanges(name string, have Topic, created map[int32]Partition, updated map[int32]PartitionState, deleted []int32) {
+	held := func(id int32) *PartitionState { s, _ := heldState(have, id); return s }
+	none := func(int32) *PartitionState { return nil }
 	if len(created) > 0 {
-		d.add(Change{Kind: ChangeCreatePartitions, Subject: name, Partitions: sortedIDs(created), add: func(b *Batch) { b.CreatePartitions(name, created) }})
+		want := map[int32]*PartitionState{}
+		for id, p := range created {
+			want[id] = &p.State
+		}
+		ids := sortedIDs(created)
+		d.add(Change{Kind: ChangeCreatePartitions, Subject: name, Partitions: ids, Fields: stateFields(ids, none, want),
+			add: func(b *Batch) { b.CreatePartitions(name, created) }})
 	}
 	if len(updated) > 0 {
-		d.add(Change{Kind: ChangeUpdatePartitions, Subject: name, Partitions: sortedIDs(updated), add: func(b *Batch) { b.UpdatePartitions(name, updated) }})
+		want := map[int32]*PartitionState{}
+		for id, s := range updated {
+			want[id] = &s
+		}
+		ids := sortedIDs(updated)
+		d.add(Change{Kind: ChangeUpdatePartitions, Subject: name, Partitions: ids, Fields: stateFields(ids, held, want),
+			add: func(b *Batch) { b.UpdatePartitions(name, updated) }})
 	}
 	if len(deleted) > 0 {
-		d.add(Change{Kind: ChangeDeletePartitions, Subject: name, Partitions: deleted, add: func(b *Batch) { b.DeletePartitions(name, deleted) }})
+		d.add(Change{Kind: ChangeDeletePartitions, Subject: name, Partitions: deleted, Fields: stateFields(deleted, held, nil),
+			add: func(b *Batch) { b.DeletePartitions(name, deleted) }})
 	}
 }
 
@@ -167,10 +191,10 @@ func (d *differ) configs(current, desired map[ConfigResource]map[string]string) 
 			subject, path = e.EntityPath(), e.Path()
 		}
 		if len(want) == 0 {
-			d.add(Change{Kind: ChangeDeleteConfigs, Subject: subject, add: func(b *Batch) { b.DeleteConfigs(r) }}, path)
+			d.add(Change{Kind: ChangeDeleteConfigs, Subject: subject, Fields: fieldChanges(nil, configValues(have), nil), add: func(b *Batch) { b.DeleteConfigs(r) }}, path)
 			continue
 		}
-		d.add(Change{Kind: ChangeWriteConfigs, Subject: subject, add: func(b *Batch) { b.WriteConfigs(r, want) }}, path)
+		d.add(Change{Kind: ChangeWriteConfigs, Subject: subject, Fields: fieldChanges(nil, configValues(have), configValues(want)), add: func(b *Batch) { b.WriteConfigs(r, want) }}, path)
 	}
 }
 
@@ -197,7 +221,8 @@ func (d *differ) quotas(current, desired Image) {
 		if ze, err := e.configEntity(); err == nil {
 			subject, path = ze.EntityPath(), ze.Path()
 		}
-		d.add(Change{Kind: ChangeWriteClientQuotas, Subject: subject, add: func(b *Batch) { b.WriteClientQuotas(e, want, wantScram) }}, path)
+		fields := fieldChanges(nil, quotaValues(current.ClientQuotas[e], scramOf(current, e)), quotaValues(want, wantScram))
+		d.add(Change{Kind: ChangeWriteClientQuotas, Subject: subject, Fields: fields, add: func(b *Batch) { b.WriteClientQuotas(e, want, wantScram) }}, path)
 	}
 }
 
@@ -224,11 +249,11 @@ func (d *differ) acls(current, desired map[ResourcePattern][]znode.ACLEntry) {
 		if len(want) == 0 || exists && znode.ACLs(want).Equal(have) {
 			continue
 		}
-		d.add(Change{Kind: ChangeWriteACLs, Subject: patternSubject(p), add: func(b *Batch) { b.WriteACLs(p, want) }}, patternPath(p))
+		d.add(Change{Kind: ChangeWriteACLs, Subject: patternSubject(p), Fields: aclFields(have, want), add: func(b *Batch) { b.WriteACLs(p, want) }}, patternPath(p))
 	}
 	for _, p := range sortedKeys(current, less) {
 		if len(desired[p]) == 0 {
-			d.add(Change{Kind: ChangeDeleteACLs, Subject: patternSubject(p), add: func(b *Batch) { b.DeleteACLs(p) }}, patternPath(p))
+			d.add(Change{Kind: ChangeDeleteACLs, Subject: patternSubject(p), Fields: aclFields(current[p], nil), add: func(b *Batch) { b.DeleteACLs(p) }}, patternPath(p))
 		}
 	}
 }
@@ -250,15 +275,22 @@ func patternPath(p ResourcePattern) string {
 func (d *differ) tokens(current, desired map[string]znode.DelegationToken) {
 	for _, id := range sortedKeys(desired, stringLess) {
 		want := desired[id]
-		if have, ok := current[id]; ok && have.Equal(want) {
+		have, ok := current[id]
+		if ok && have.Equal(want) {
 			continue
 		}
 		want.TokenID = id
-		d.add(Change{Kind: ChangeWriteDelegationToken, Subject: id, add: func(b *Batch) { b.WriteDelegationToken(want) }}, znode.DelegationTokenPath(id))
+		var old *znode.DelegationToken
+		if ok {
+			old = &have
+		}
+		fields := fieldChanges(nil, tokenValues(old), tokenValues(&want))
+		d.add(Change{Kind: ChangeWriteDelegationToken, Subject: id, Fields: fields, add: func(b *Batch) { b.WriteDelegationToken(want) }}, znode.DelegationTokenPath(id))
 	}
 	for _, id := range sortedKeys(current, stringLess) {
 		if _, kept := desired[id]; !kept {
-			d.add(Change{Kind: ChangeDeleteDelegationToken, Subject: id, add: func(b *Batch) { b.DeleteDelegationToken(id) }}, znode.DelegationTokenPath(id))
+			have := current[id]
+			d.add(Change{Kind: ChangeDeleteDelegationToken, Subject: id, Fields: fieldChanges(nil, tokenValues(&have), nil), add: func(b *Batch) { b.DeleteDelegationToken(id) }}, znode.DelegationTokenPath(id))
 		}
 	}
 }
@@ -271,5 +303,6 @@ func (d *differ) producerID(current, desired *znode.ProducerIDBlock) {
 	}
 	want := *desired
 	d.add(Change{Kind: ChangeWriteProducerID, Subject: fmt.Sprintf("[%d, %d]", want.BlockStart, want.BlockEnd),
-		add: func(b *Batch) { b.writeProducerIDBlock(want, nil) }}, znode.ProducerIDBlockPath)
+		Fields: fieldChanges(nil, producerIDValues(current), producerIDValues(&want)),
+		add:    func(b *Batch) { b.writeProducerIDBlock(want, nil) }}, znode.ProducerIDBlockPath)
 }

@@ -27,6 +27,9 @@
 // plan as one Batch, its checkpoint written by the last transaction only.
 // A Sync after a Sync writes nothing; a Sync stopped partway is finished
 // by the next; znodes that do not decode are reported and left alone.
+// Each Change of a Plan carries the values it alters, old and new
+// (Change.Fields), in its text and its JSON; password configs and SCRAM
+// credentials only say that they changed.
 //
 // A change that Kafka's KRaft controller would refuse, or that
 // ZooKeeper-mode brokers could not read back, fails with an error that
@@ -74,4 +77,8 @@
 // whose id changes is a ChangeReplaceTopic of its own; CreateTopic
 // refuses to change an id (TopicIDError), where Kafka's createTopic
 // silently leaves the topic as it is.
+//
+// Every deliberate difference from Kafka 3.9, of this package and the
+// others, is listed in one place: the README's section "Where zkwriter
+// differs from Kafka 3.9, on purpose".
 package dualwrite

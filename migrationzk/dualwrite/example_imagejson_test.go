@@ -57,6 +57,7 @@ func ExampleReadImageJSON() {
 	// Output:
 	// 1 partition, leader 1
 	// delete-topic orders
+	//     partition 0 replicas: [1,2] -> (none)
 	// 1 change (delete-topic 1), 0 znodes skipped
 }
 

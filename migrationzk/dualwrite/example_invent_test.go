@@ -48,8 +48,10 @@ func ExampleDiff_topicID() {
 	fmt.Print(dualwrite.Diff(topic(none), topic(a)))
 	// Output:
 	// replace-topic orders id AAAAAAAAAAEAAAAAAAAAAQ to AAAAAAAAAAIAAAAAAAAAAg
+	//     topic_id: AAAAAAAAAAEAAAAAAAAAAQ -> AAAAAAAAAAIAAAAAAAAAAg
 	// 1 change (replace-topic 1), 0 znodes skipped
 	// update-topic orders
+	//     topic_id: (none) -> AAAAAAAAAAEAAAAAAAAAAQ
 	// 1 change (update-topic 1), 0 znodes skipped
 }
 

@@ -67,8 +67,14 @@ func ExampleDiff() {
 	fmt.Print(dualwrite.Diff(current, desired))
 	// Output:
 	// update-topic orders
+	//     partition 2 replicas: (none) -> [3,1,2]
 	// create-partitions orders partitions [2]
+	//     partition 2 leader: (none) -> 3
+	//     partition 2 leader_epoch: (none) -> 0
+	//     partition 2 isr: (none) -> [3,1,2]
+	//     partition 2 leader_recovery_state: (none) -> 0
 	// write-client-quotas users/alice
+	//     producer_byte_rate: 1048576 -> (none)
 	// 3 changes (create-partitions 1, update-topic 1, write-client-quotas 1), 0 znodes skipped
 }
 
@@ -86,13 +92,15 @@ func ExamplePlan() {
 	// write-producer-id [7000, 7999]
 }
 
-// String prints one change a line, then the counts.
+// String prints one change a line, each value it alters below it, old
+// and new, then the counts.
 func ExamplePlan_String() {
 	desired := exampleImage()
 	desired.Configs[dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}] = map[string]string{"retention.ms": "60000"}
 	fmt.Print(dualwrite.Diff(exampleImage(), desired).String())
 	// Output:
 	// write-configs topics/orders
+	//     retention.ms: 3600000 -> 60000
 	// 1 change (write-configs 1), 0 znodes skipped
 }
 
@@ -248,4 +256,33 @@ func ExampleUndecodableZnode() {
 	// Output:
 	// skipped /config/topics/orders: invalid JSON
 	// 0 changes, 1 znode skipped
+}
+
+// Each Change of a Plan holds the values it alters, old and new; a
+// password config or a SCRAM credential shows only that it changed.
+func ExampleFieldChange() {
+	current, desired := exampleImage(), exampleImage()
+	orders := dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}
+	current.Configs[orders]["listener.name.internal.sasl.jaas.config"] = "old"
+	desired.Configs[orders] = map[string]string{"retention.ms": "60000", "listener.name.internal.sasl.jaas.config": "new"}
+	for _, c := range dualwrite.Diff(current, desired).Changes {
+		for _, f := range c.Fields {
+			switch {
+			case f.Secret:
+				fmt.Println(c.Subject, f.Field, "changed, value withheld")
+			case f.Old != nil && f.New != nil:
+				fmt.Println(c.Subject, f.Field, "from", *f.Old, "to", *f.New)
+			}
+		}
+	}
+	// Output:
+	// topics/orders listener.name.internal.sasl.jaas.config changed, value withheld
+	// topics/orders retention.ms from 3600000 to 60000
+}
+
+// ACLEntryText is how a FieldChange names an ACL entry.
+func ExampleACLEntryText() {
+	e := znode.ACLEntry{Principal: "User:alice", PermissionType: znode.PermissionAllow, Operation: znode.OperationRead, Host: "*"}
+	fmt.Println(dualwrite.ACLEntryText(e))
+	// Output: User:alice Allow Read from host *
 }

@@ -133,9 +133,10 @@ func newCluster(t *testing.T) *cluster {
 	return c
 }
 
-// newTLSCluster is newCluster under a fresh root on srv, which serves TLS
-// only. The FaultDialer wraps srv's TLS dialer: it sits on the clear side
-// and sees ZooKeeper's frames.
+// newTLSCluster is newCluster under a fresh root on srv, a server with
+// security options, such as TLS only or SASL, that both clients use. The
+// FaultDialer wraps srv's dialer (TLS's: it sits on the clear side) and
+// sees ZooKeeper's frames.
 func newTLSCluster(t *testing.T, srv *zktest.Server) *cluster {
 	t.Helper()
 	root := fmt.Sprintf("%s/%d", srv.Root, roots.Add(1))

@@ -18,10 +18,18 @@ import (
 // differ, so that Diff and Sync compare plain values and an unchanged
 // image syncs to nothing. A config znode whose password does not decode
 // with enc is undecodable: Read lists it and WriteConfigs refuses to
-// write over it. A nil enc, like no option, is Kafka without a secret:
-// password configs are written and read as they are, in plain text.
+// write over it. Without this option the Client is Kafka without a
+// secret: password configs are written and read as they are, in plain
+// text. A nil enc is an invalid option, not that default: leave the
+// option out instead.
 func WithPasswordEncoder(enc *passwordencoder.Encoder) Option {
-	return func(c *clientConfig) { c.passwords = enc }
+	return func(c *clientConfig) {
+		if enc == nil {
+			c.fail(invalidf("WithPasswordEncoder(nil): leave the option out for plain-text password configs"))
+			return
+		}
+		c.passwords = enc
+	}
 }
 
 // decodePasswords returns cfg with its password configs decoded, or an

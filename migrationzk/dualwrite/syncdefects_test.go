@@ -3,6 +3,7 @@ package dualwrite_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,8 +40,7 @@ func TestSyncDefectMissingPartition(t *testing.T) {
 	c := newCluster(t)
 	s, _ = c.sync(at(c.s, 200), fullImage())
 	c.dropPartition("orders", 1)
-	if _, rep := c.sync(at(s, 300), fullImage()); rep.Plan.String() != "update-partitions orders partitions [1]\n"+
-		"1 changes (update-partitions 1), 0 znodes skipped\n" {
+	if _, rep := c.sync(at(s, 300), fullImage()); !slices.Equal(planLines(rep.Plan), []string{"update-partitions orders partitions [1]"}) {
 		t.Fatalf("plan:\n%s", rep.Plan)
 	}
 	c.converged(fullImage())

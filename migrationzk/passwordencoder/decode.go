@@ -49,9 +49,14 @@ func (e *Encoder) Decode(encoded string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The JDK decodes the bytes leniently and then checks the length;
-	// a value that is not UTF-8 is refused here instead.
-	if !utf8.Valid(plain) || javaLength(string(plain)) != s.passwordLength {
+	// The JDK decodes the bytes leniently, turning what is not UTF-8
+	// into U+FFFD, and then checks the length; a value that is not UTF-8
+	// is refused here instead, whatever its length.
+	if !utf8.Valid(plain) {
+		// Both reasons hold: with a wrong secret the bytes are noise.
+		return "", fmt.Errorf("passwordencoder: %w: the decrypted bytes are not UTF-8 (%w)", ErrWrongSecret, ErrInvalidPassword)
+	}
+	if javaLength(string(plain)) != s.passwordLength {
 		return "", fmt.Errorf("passwordencoder: %w: the length check failed", ErrWrongSecret)
 	}
 	return string(plain), nil

@@ -71,12 +71,32 @@ func (s *saslClient) dialer(d zk.Dialer) zk.Dialer {
 		if err := s.refusal(); err != nil {
 			return nil, err
 		}
+		if err := s.prepare(address); err != nil {
+			return nil, err
+		}
 		c, err := d(network, address, timeout)
 		if err != nil {
 			return nil, err
 		}
 		return &saslConn{Conn: c, client: s, server: address}, nil
 	}
+}
+
+// prepare lets a mechanism that needs it get ready for a connection to
+// address before it is dialed, within the exchange's bound, so that a
+// failure (no KDC) opens no server session.
+func (s *saslClient) prepare(address string) error {
+	p, ok := s.mech.(saslPreparer)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	err := p.prepare(ctx, address)
+	if err != nil {
+		s.record(address, err)
+	}
+	return err
 }
 
 func (s *saslClient) refusal() error {
@@ -98,7 +118,7 @@ func (s *saslClient) record(server string, err error) {
 		s.refused = err
 	}
 	s.mu.Unlock()
-	s.count(server, err, before, se != nil)
+	s.count(server, err, before, sticky)
 }
 
 func (s *saslClient) count(server string, err error, before, refused bool) {

@@ -22,6 +22,10 @@
 // use (negative partition ids, the zero topic id, ACL principals without a
 // type, unknown ACL operations, empty producer id blocks) are refused.
 // Every decoder reports failures as a *DecodeError.
+//
+// Every deliberate difference from Kafka 3.9, of this package and the
+// others, is listed in one place: the README's section "Where zkwriter
+// differs from Kafka 3.9, on purpose".
 package znode
 
 import "strconv"

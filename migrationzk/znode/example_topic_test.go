@@ -89,3 +89,24 @@ func ExampleTopicPath() {
 	// /brokers/topics/orders/partitions
 	// /brokers/topics/orders/partitions/3
 }
+
+func ExampleNewUuid() {
+	id := znode.NewUuid()
+	back, _ := znode.ParseUuid(id.String())
+	fmt.Println(len(id.String()), id.IsReserved(), back == id)
+	fmt.Println(znode.OneUuid, znode.OneUuid.IsReserved())
+	// Output:
+	// 22 false true
+	// AAAAAAAAAAAAAAAAAAAAAQ true
+}
+
+// The zero Uuid and OneUuid are reserved: no topic gets them.
+func ExampleUuid_IsReserved() {
+	for _, u := range []znode.Uuid{{}, znode.OneUuid, znode.NewUuid()} {
+		fmt.Println(u.IsReserved())
+	}
+	// Output:
+	// true
+	// true
+	// false
+}

@@ -1,6 +1,7 @@
 package znode
 
 import (
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
 	"strconv"
@@ -136,3 +137,45 @@ func parseKafkaUuid(s string) (Uuid, string) {
 
 // base64URLAlphabet is the URL-safe Base64 alphabet, in value order.
 const base64URLAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+// OneUuid is Kafka's ONE_UUID, "AAAAAAAAAAAAAAAAAAAAAQ", which KRaft
+// uses as the topic id of its metadata log (METADATA_TOPIC_ID). Like the
+// zero Uuid it is reserved: NewUuid never returns it.
+var OneUuid = Uuid{LeastSignificantBits: 1}
+
+// IsReserved reports whether u is one of the ids Kafka reserves and
+// never assigns to a topic: the zero Uuid and OneUuid.
+func (u Uuid) IsReserved() bool { return u.IsZero() || u == OneUuid }
+
+// NewUuid returns a fresh random topic id by Kafka's rules
+// (Uuid.randomUuid): a version 4, variant 2 UUID from crypto/rand, never
+// a reserved id (IsReserved) and never one whose text form starts with
+// '-', which command-line tools would take for a flag. It panics only if
+// the system's random source fails, which crypto/rand treats as fatal.
+func NewUuid() Uuid {
+	u, err := newUuid(rand.Read)
+	if err != nil {
+		panic("znode: crypto/rand failed: " + err.Error())
+	}
+	return u
+}
+
+// newUuid draws random UUIDs from read until one is acceptable as a
+// topic id.
+func newUuid(read func([]byte) (int, error)) (Uuid, error) {
+	for {
+		var b [16]byte
+		if _, err := read(b[:]); err != nil {
+			return Uuid{}, err
+		}
+		b[6] = b[6]&0x0f | 0x40 // version 4
+		b[8] = b[8]&0x3f | 0x80 // variant 2 (RFC 4122)
+		u := Uuid{
+			MostSignificantBits:  int64(binary.BigEndian.Uint64(b[:8])),
+			LeastSignificantBits: int64(binary.BigEndian.Uint64(b[8:])),
+		}
+		if !u.IsReserved() && !strings.HasPrefix(u.String(), "-") {
+			return u, nil
+		}
+	}
+}

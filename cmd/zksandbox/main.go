@@ -1,0 +1,94 @@
+//go:build unix
+
+// Command zksandbox runs a throwaway local ZooKeeper holding a small Kafka
+// cluster in mid-migration, to try migrationzk on.
+//
+//	zksandbox start   start it in the background and print the --zk to use
+//	zksandbox delta   mirror one more KRaft delta into it, as a newly elected KRaft leader
+//	zksandbox stop    stop it and remove everything it wrote
+//
+// The server is a standalone ZooKeeper started from the local installation
+// (ZOOKEEPER_HOME, else Debian's zookeeper package) with its own zoo.cfg in
+// the sandbox directory (-dir, default $TMPDIR/zkwriter-sandbox). Under the
+// chroot /kafka it holds what a cluster leaves there while a KRaft
+// controller mirrors its metadata in dual-write: brokers, topics with their
+// partitions, topic and broker configs, a client quota, ACLs, /migration
+// naming KRaft controller 3000 and /controller held by it, and partition
+// states stamped with the KRaft epoch, above /controller_epoch, which a
+// rollback to ZooKeeper mode would leave offline (migrationzk
+// rollback-check).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs one command and returns its exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("zksandbox "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", filepath.Join(os.TempDir(), "zkwriter-sandbox"), "the sandbox `directory`: the server's configuration, data and log")
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "zksandbox %s: unexpected arguments %q\n", args[0], fs.Args())
+		return exitUsage
+	}
+	sb := sandbox{dir: *dir, stdout: stdout, stderr: stderr}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var err error
+	switch args[0] {
+	case "start":
+		err = sb.start(ctx)
+	case "stop":
+		err = sb.stop(ctx)
+	case "delta":
+		err = sb.delta(ctx)
+	case serveCommand:
+		err = sb.serve()
+	default:
+		usage(stderr)
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "zksandbox %s: %v\n", args[0], err)
+		return exitError
+	}
+	return exitOK
+}
+
+// usage prints the commands.
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: zksandbox start|delta|stop [-dir DIR]
+  start   start a local ZooKeeper holding a Kafka cluster in mid-migration, in the background; print the --zk to use
+  delta   mirror one more KRaft delta into it (a leader moves, a config and an ACL change)
+  stop    stop it and remove its directory
+`)
+}
+
+// errNotRunning reports that no sandbox runs in the directory.
+var errNotRunning = errors.New("no sandbox is running")

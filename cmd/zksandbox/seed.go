@@ -1,0 +1,199 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// The cluster the sandbox holds.
+const (
+	// kafkaRoot is the cluster's chroot.
+	kafkaRoot = "/kafka"
+	// zkControllerEpoch is the epoch of the last ZooKeeper-mode
+	// controller, which /controller_epoch holds before the migration.
+	zkControllerEpoch = 43
+	// kraftControllerID and kraftEpoch are the KRaft controller that
+	// migrated the cluster and mirrors its metadata.
+	kraftControllerID = 3000
+	kraftEpoch        = 50
+	// deltaControllerID and deltaEpoch are the KRaft controller elected
+	// next, which mirrors the delta of zksandbox delta.
+	deltaControllerID = 3001
+	deltaEpoch        = 51
+)
+
+// Resources of the cluster.
+var (
+	ordersConfig = dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}
+	ordersACLs   = dualwrite.ResourcePattern{Type: znode.ResourceTopic, Name: "orders", PatternType: znode.PatternLiteral}
+	aliceReads   = znode.ACLEntry{Principal: "User:alice", PermissionType: znode.PermissionAllow, Operation: znode.OperationRead, Host: "*"}
+	bobWrites    = znode.ACLEntry{Principal: "User:bob", PermissionType: znode.PermissionAllow, Operation: znode.OperationWrite, Host: "*"}
+)
+
+// seed lays out the cluster under kafkaRoot: first what the ZooKeeper-mode
+// cluster left (brokers, topic payments, /controller_epoch), then what the
+// KRaft controller wrote since it took over in dual-write.
+func seed(ctx context.Context, conn *zk.Conn) error {
+	w, err := migrationzk.New(conn, migrationzk.WithRoot(kafkaRoot))
+	if err != nil {
+		return err
+	}
+	if err := w.CreateTopLevelPaths(ctx); err != nil {
+		return err
+	}
+	if err := seedZooKeeperMode(conn); err != nil {
+		return fmt.Errorf("the ZooKeeper-mode cluster: %w", err)
+	}
+	return seedDualWrite(ctx, w)
+}
+
+// seedZooKeeperMode writes what a ZooKeeper-mode cluster leaves: the
+// cluster id, three live brokers (ephemeral, held by conn), topic payments
+// as its controller created it in epoch zkControllerEpoch, and
+// /controller_epoch.
+func seedZooKeeperMode(conn *zk.Conn) error {
+	acl := zk.WorldACL(zk.PermAll)
+	create := func(path string, data []byte, flags int32) *zk.CreateRequest {
+		return &zk.CreateRequest{Path: kafkaRoot + path, Data: data, Acl: acl, Flags: flags}
+	}
+	ops := []any{
+		create("/cluster", nil, 0),
+		create("/cluster/id", []byte(`{"version":"1","id":"q1Sh-9_ISia_zwGINzRvyQ"}`), 0),
+		create(znode.ControllerEpochPath, znode.EncodeControllerEpoch(zkControllerEpoch), 0),
+	}
+	for b := 1; b <= 3; b++ {
+		reg := fmt.Sprintf(`{"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":["PLAINTEXT://localhost:%d"],"jmx_port":-1,"port":%d,"host":"localhost","version":5,"kraftControllerEpoch":-1,"timestamp":"%d"}`,
+			9091+b, 9091+b, time.Now().UnixMilli())
+		ops = append(ops, create(fmt.Sprintf("/brokers/ids/%d", b), []byte(reg), zk.FlagEphemeral))
+	}
+	payments := znode.Topic{ID: znode.NewUuid(), Partitions: map[int32]znode.ReplicaAssignment{
+		0: {Replicas: []int32{1, 2, 3}}, 1: {Replicas: []int32{2, 3, 1}}}}
+	dir := znode.TopicPath("payments")
+	ops = append(ops, create(dir, payments.Encode(), 0), create(dir+"/partitions", nil, 0),
+		create(znode.TopicConfigEntity("payments").Path(), znode.Config{}.Encode(), 0))
+	for p, a := range payments.Partitions {
+		st := znode.PartitionState{ControllerEpoch: zkControllerEpoch, Leader: a.Replicas[0], LeaderEpoch: 3, ISR: a.Replicas}
+		ops = append(ops, create(fmt.Sprintf("%s/partitions/%d", dir, p), nil, 0), create(znode.PartitionStatePath("payments", p), st.Encode(), 0))
+	}
+	_, err := conn.Multi(sortedCreates(ops)...)
+	return err
+}
+
+// sortedCreates orders creates so that each parent comes before its
+// children.
+func sortedCreates(ops []any) []any {
+	out := make([]any, 0, len(ops))
+	for depth := 0; len(out) < len(ops); depth++ {
+		for _, op := range ops {
+			if strings.Count(op.(*zk.CreateRequest).Path, "/") == depth {
+				out = append(out, op)
+			}
+		}
+	}
+	return out
+}
+
+// seedDualWrite is the KRaft controller's tenure so far: it claims
+// leadership, names itself in /migration, and mirrors one delta (topic
+// orders created, a leader of payments moved, configs, a quota and ACLs),
+// which stamps its partition states with the KRaft epoch, above the
+// epoch the next ZooKeeper-mode controller would get.
+func seedDualWrite(ctx context.Context, w *migrationzk.Writer) error {
+	s, err := tenure(ctx, w, kraftControllerID, kraftEpoch)
+	if err != nil {
+		return err
+	}
+	c, err := dualwrite.New(w)
+	if err != nil {
+		return err
+	}
+	orders := dualwrite.Topic{Name: "orders", ID: znode.NewUuid(), Partitions: map[int32]dualwrite.Partition{}}
+	for p := int32(0); p < 3; p++ {
+		r := []int32{p%3 + 1, (p+1)%3 + 1, (p+2)%3 + 1}
+		orders.Partitions[p] = dualwrite.Partition{Replicas: r, State: dualwrite.PartitionState{Leader: r[0], ISR: r}}
+	}
+	s.KRaftMetadataOffset = 1200
+	_, _, err = c.Batch().
+		CreateTopic(orders).
+		UpdatePartitions("payments", map[int32]dualwrite.PartitionState{0: {Leader: 2, LeaderEpoch: 4, ISR: []int32{2, 3}}}).
+		WriteConfigs(ordersConfig, map[string]string{"retention.ms": "86400000", "cleanup.policy": "delete"}).
+		WriteConfigs(dualwrite.ConfigResource{Type: dualwrite.BrokerConfig, Name: "1"}, map[string]string{"log.retention.hours": "168"}).
+		WriteClientQuotas(dualwrite.QuotaEntity{User: "alice"}, map[string]float64{"producer_byte_rate": 1048576}, nil).
+		WriteACLs(ordersACLs, []znode.ACLEntry{aliceReads}).
+		Apply(ctx, s)
+	return err
+}
+
+// tenure claims leadership for KRaft controller id in epoch, reads or
+// creates /migration and names the controller in it, as a KRaft
+// controller does when it becomes leader during a migration.
+func tenure(ctx context.Context, w *migrationzk.Writer, id, epoch int32) (migrationzk.State, error) {
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataEpoch = id, epoch, epoch
+	s, err := w.ClaimLeadership(ctx, s)
+	if err != nil {
+		return s, fmt.Errorf("claim leadership: %w", err)
+	}
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
+		return s, fmt.Errorf("read /migration: %w", err)
+	}
+	s.KRaftMetadataEpoch = epoch
+	return w.Update(ctx, s)
+}
+
+// delta is what the KRaft controller elected next mirrors: a leader of
+// orders moves, a topic config changes and an ACL entry is added. Its
+// partition state is stamped with the new KRaft epoch.
+func (sb sandbox) delta(ctx context.Context) error {
+	addr, err := sb.addr()
+	if err != nil {
+		return err
+	}
+	conn, err := openZK(ctx, addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	w, err := migrationzk.New(conn, migrationzk.WithRoot(kafkaRoot))
+	if err != nil {
+		return err
+	}
+	s, err := tenure(ctx, w, deltaControllerID, deltaEpoch)
+	if err != nil {
+		return err
+	}
+	c, err := dualwrite.New(w)
+	if err != nil {
+		return err
+	}
+	s.KRaftMetadataOffset = max(s.KRaftMetadataOffset, 1200) + 3
+	s, _, err = c.Batch().
+		UpdatePartitions("orders", map[int32]dualwrite.PartitionState{1: {Leader: 3, LeaderEpoch: 1, ISR: []int32{3, 1}}}).
+		WriteConfigs(ordersConfig, map[string]string{"retention.ms": "3600000", "cleanup.policy": "delete"}).
+		WriteACLs(ordersACLs, []znode.ACLEntry{aliceReads, bobWrites}).
+		Apply(ctx, s)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(sb.stdout, "KRaft controller %d (epoch %d) took over and mirrored a delta: orders-1 has a new leader, topics/orders a new retention.ms, and User:bob may write to orders. Checkpoint at offset %d.\n",
+		deltaControllerID, deltaEpoch, s.KRaftMetadataOffset)
+	return nil
+}
+
+// openZK connects to the servers of a --zk (its chroot is kafkaRoot, which
+// the Writer is given instead).
+func openZK(ctx context.Context, addr string) (*zk.Conn, error) {
+	servers, _, _ := strings.Cut(addr, "/")
+	return zkconn.Open(ctx, strings.Split(servers, ","), 10*time.Second)
+}
