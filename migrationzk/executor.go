@@ -48,6 +48,9 @@ type znodeState struct {
 	data    []byte
 	version int32
 	mtime   int64
+	// ephemeralOwner is the session that owns an ephemeral znode, 0 for a
+	// persistent one.
+	ephemeralOwner int64
 	// czxid and mzxid are the zxids of the transactions that created and
 	// last modified the znode. All ops of a multi share one zxid.
 	czxid, mzxid int64
@@ -64,7 +67,7 @@ func (e *executor) get(ctx context.Context, r *retrier, path string) (znodeState
 		if err != nil {
 			return err
 		}
-		cur = znodeState{exists: true, data: data, version: st.Version, mtime: st.Mtime, czxid: st.Czxid, mzxid: st.Mzxid}
+		cur = znodeState{exists: true, data: data, version: st.Version, mtime: st.Mtime, ephemeralOwner: st.EphemeralOwner, czxid: st.Czxid, mzxid: st.Mzxid}
 		return nil
 	})
 	switch {

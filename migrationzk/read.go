@@ -18,6 +18,10 @@ type Znode struct {
 	Version int32
 	// Modified is the time of the last change, zero when missing.
 	Modified time.Time
+	// EphemeralOwner is the id of the session that owns the znode when it
+	// is ephemeral (it goes when that session ends), 0 when it is
+	// persistent or missing. Kafka's /controller is ephemeral.
+	EphemeralOwner int64
 }
 
 // Read syncs with the leader, then reads each path (relative to the
@@ -38,7 +42,7 @@ func (w *Writer) Read(ctx context.Context, paths ...string) ([]Znode, error) {
 	}
 	out := make([]Znode, len(paths))
 	for i, c := range cur {
-		out[i] = Znode{Path: paths[i], Exists: c.exists, Data: c.data, Version: c.version}
+		out[i] = Znode{Path: paths[i], Exists: c.exists, Data: c.data, Version: c.version, EphemeralOwner: c.ephemeralOwner}
 		if c.exists {
 			out[i].Modified = time.UnixMilli(c.mtime)
 		}

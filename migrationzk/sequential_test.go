@@ -147,3 +147,19 @@ func TestWriterRead(t *testing.T) {
 		t.Fatalf("invalid path: %v", err)
 	}
 }
+
+// Fault: none. Read tells an ephemeral znode from a persistent one: the
+// seeded /controller belongs to the admin session.
+func TestWriterReadEphemeralOwner(t *testing.T) {
+	c := newCluster(t)
+	got, err := c.writer().Read(testContext(t), "/controller", "/controller_epoch", "/none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].EphemeralOwner != c.admin.SessionID() {
+		t.Fatalf("/controller: owner %#x, want the admin session %#x", got[0].EphemeralOwner, c.admin.SessionID())
+	}
+	if got[1].EphemeralOwner != 0 || got[2].EphemeralOwner != 0 {
+		t.Fatalf("a persistent or missing znode has an owner: %+v", got[1:])
+	}
+}

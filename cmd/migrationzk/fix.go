@@ -337,10 +337,10 @@ func (a *app) applyDelete(ctx context.Context, conn *zk.Conn, rep *fixReport) (e
 // every stamp: then the election the delete would force has happened.
 func (a *app) replaced(ctx context.Context, conn *zk.Conn, set, del *fixAction, conflict *migrationzk.ConflictError) error {
 	rctx, cancel := a.step(ctx)
-	cur, rerr := get(rctx, conn, a.path(znode.ControllerEpochPath))
+	cur, rerr := a.readZnode(rctx, conn, znode.ControllerEpochPath)
 	cancel()
-	if rerr == nil && cur.exists {
-		if e, derr := znode.DecodeControllerEpoch(cur.data); derr == nil && e > *set.To {
+	if rerr == nil && cur.Exists {
+		if e, derr := znode.DecodeControllerEpoch(cur.Data); derr == nil && e > *set.To {
 			del.Done, del.Result = true, fmt.Sprintf("replaced: a controller was elected meanwhile with epoch %d", e)
 			return nil
 		}

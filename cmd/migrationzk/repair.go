@@ -34,7 +34,7 @@ func setupRepair(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int {
 func (a *app) repair(ctx context.Context, conn *zk.Conn, apply bool) int {
 	path := a.path(znode.MigrationPath)
 	rctx, cancel := a.step(ctx)
-	cur, err := get(rctx, conn, path)
+	cur, err := a.readZnode(rctx, conn, znode.MigrationPath)
 	cancel()
 	if err != nil {
 		return a.fail(err)
@@ -109,7 +109,7 @@ func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) i
 		return exitError
 	}
 	rctx, cancel := a.step(ctx)
-	cur, err := get(rctx, conn, r.Before.Path)
+	cur, err := a.readZnode(rctx, conn, znode.MigrationPath)
 	cancel()
 	if err == nil {
 		after := viewMigration(r.Before.Path, cur)

@@ -23,9 +23,11 @@ const (
 	stateUndecodable = "undecodable"
 )
 
-// read runs fn, a read, until ZooKeeper answers it or ctx ends, waiting for
-// the session to come back after a lost connection. Reads are safe to
-// repeat. fn's results must not be used when read returns ctx's error.
+// read runs fn, a request the library has no call for (a GetACL, a
+// delete probe), until ZooKeeper answers it or ctx ends, waiting for the
+// session to come back after a lost connection; zkerr decides what may be
+// sent again. fn must be safe to repeat, and its results must not be used
+// when read returns ctx's error. Znodes are read with readZnodes.
 func read(ctx context.Context, conn *zk.Conn, fn func() error) error {
 	for {
 		done := make(chan error, 1)
@@ -45,33 +47,6 @@ func read(ctx context.Context, conn *zk.Conn, fn func() error) error {
 	}
 }
 
-// raw is one znode as read.
-type raw struct {
-	exists bool
-	data   []byte
-	stat   zk.Stat
-}
-
-// get reads the znode at path; a missing znode is not an error.
-func get(ctx context.Context, conn *zk.Conn, path string) (raw, error) {
-	var r raw
-	err := read(ctx, conn, func() error {
-		data, st, err := conn.Get(path)
-		if err != nil {
-			return err
-		}
-		r = raw{exists: true, data: data, stat: *st}
-		return nil
-	})
-	if errors.Is(err, zk.ErrNoNode) {
-		return raw{}, nil
-	}
-	if err != nil {
-		return raw{}, fmt.Errorf("read %s: %w", path, denied(path, "read", err))
-	}
-	return r, nil
-}
-
 // denied returns a *migrationzk.NotAuthorizedError for op on path when
 // ZooKeeper refused err's request for want of permission, else err.
 func denied(path, op string, err error) error {
@@ -79,6 +54,30 @@ func denied(path, op string, err error) error {
 		return &migrationzk.NotAuthorizedError{Path: path, Op: op, Err: err}
 	}
 	return err
+}
+
+// readZnodes reads the znodes at paths, relative to the root, through
+// the library's Writer.Read: after a sync, retrying over lost connections.
+// A missing znode is not an error.
+func (a *app) readZnodes(ctx context.Context, conn *zk.Conn, paths ...string) ([]migrationzk.Znode, error) {
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return nil, err
+	}
+	zs, err := w.Read(ctx, paths...)
+	if err != nil {
+		return nil, firstJoined(err)
+	}
+	return zs, nil
+}
+
+// readZnode reads the znode at path, relative to the root.
+func (a *app) readZnode(ctx context.Context, conn *zk.Conn, path string) (migrationzk.Znode, error) {
+	zs, err := a.readZnodes(ctx, conn, path)
+	if err != nil {
+		return migrationzk.Znode{}, err
+	}
+	return zs[0], nil
 }
 
 // dataState classifies data that failed to decode: null, empty or other.
@@ -123,16 +122,16 @@ type migrationView struct {
 	Data string `json:"data,omitempty"`
 }
 
-func viewMigration(path string, r raw) migrationView {
+func viewMigration(path string, r migrationzk.Znode) migrationView {
 	v := migrationView{Path: path, State: stateAbsent, Version: -1}
-	if !r.exists {
+	if !r.Exists {
 		return v
 	}
-	v.Version = r.stat.Version
-	v.Modified = time.UnixMilli(r.stat.Mtime).UTC().Format(time.RFC3339Nano)
-	m, err := znode.DecodeMigration(r.data)
+	v.Version = r.Version
+	v.Modified = r.Modified.UTC().Format(time.RFC3339Nano)
+	m, err := znode.DecodeMigration(r.Data)
 	if err != nil {
-		v.State, v.Error, v.Data = dataState(r.data), decodeDetail(err), rawText(r.data)
+		v.State, v.Error, v.Data = dataState(r.Data), decodeDetail(err), rawText(r.Data)
 		return v
 	}
 	v.State = stateOK
@@ -185,15 +184,15 @@ type controllerView struct {
 	raw string
 }
 
-func viewController(path string, r raw) controllerView {
+func viewController(path string, r migrationzk.Znode) controllerView {
 	v := controllerView{Path: path, State: stateAbsent, Version: -1, BrokerID: -1, KRaftControllerEpoch: -1}
-	if !r.exists {
+	if !r.Exists {
 		return v
 	}
-	v.Version, v.Ephemeral, v.raw = r.stat.Version, r.stat.EphemeralOwner != 0, rawText(r.data)
-	c, err := znode.DecodeController(r.data)
+	v.Version, v.Ephemeral, v.raw = r.Version, r.EphemeralOwner != 0, rawText(r.Data)
+	c, err := znode.DecodeController(r.Data)
 	if err != nil {
-		v.State, v.Error, v.Data = dataState(r.data), decodeDetail(err), rawText(r.data)
+		v.State, v.Error, v.Data = dataState(r.Data), decodeDetail(err), rawText(r.Data)
 		return v
 	}
 	v.State, v.BrokerID, v.KRaftControllerEpoch = stateOK, c.BrokerID, c.KRaftControllerEpoch
@@ -246,15 +245,15 @@ type epochView struct {
 	Data    string `json:"data,omitempty"`
 }
 
-func viewEpoch(path string, r raw) epochView {
+func viewEpoch(path string, r migrationzk.Znode) epochView {
 	v := epochView{Path: path, State: stateAbsent, Value: -1, Version: -1}
-	if !r.exists {
+	if !r.Exists {
 		return v
 	}
-	v.Version = r.stat.Version
-	e, err := znode.DecodeControllerEpoch(r.data)
+	v.Version = r.Version
+	e, err := znode.DecodeControllerEpoch(r.Data)
 	if err != nil {
-		v.State, v.Error, v.Data = dataState(r.data), decodeDetail(err), rawText(r.data)
+		v.State, v.Error, v.Data = dataState(r.Data), decodeDetail(err), rawText(r.Data)
 		return v
 	}
 	v.State, v.Value = stateOK, e
@@ -283,18 +282,11 @@ func (a *app) readControl(ctx context.Context, conn *zk.Conn) (control, error) {
 	ctx, cancel := a.step(ctx)
 	defer cancel()
 	var c control
-	m, err := get(ctx, conn, a.path(znode.MigrationPath))
+	zs, err := a.readZnodes(ctx, conn, znode.MigrationPath, znode.ControllerPath, znode.ControllerEpochPath)
 	if err != nil {
 		return c, err
 	}
-	ctl, err := get(ctx, conn, a.path(znode.ControllerPath))
-	if err != nil {
-		return c, err
-	}
-	e, err := get(ctx, conn, a.path(znode.ControllerEpochPath))
-	if err != nil {
-		return c, err
-	}
+	m, ctl, e := zs[0], zs[1], zs[2]
 	c.migration = viewMigration(a.path(znode.MigrationPath), m)
 	c.controller = viewController(a.path(znode.ControllerPath), ctl)
 	c.epoch = viewEpoch(a.path(znode.ControllerEpochPath), e)
