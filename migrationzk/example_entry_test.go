@@ -345,3 +345,29 @@ func ExampleNew() {
 	fmt.Println(errors.Is(err, migrationzk.ErrInvalidArgument))
 	// Output: true
 }
+
+// Read returns what ZooKeeper holds after every write committed before the
+// call. A missing znode is not an error, and EphemeralOwner tells a
+// ZooKeeper-mode broker's ephemeral /controller from a KRaft controller's
+// persistent one.
+func ExampleWriter_Read() {
+	ctx := context.Background()
+	conn := connectExample(ctx)
+	defer conn.Close()
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+
+	got, err := w.Read(ctx, "/controller", "/migration")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, z := range got {
+		switch {
+		case !z.Exists:
+			fmt.Printf("%s: absent\n", z.Path)
+		case z.EphemeralOwner != 0:
+			fmt.Printf("%s: version %d, ephemeral, owned by session %#x\n", z.Path, z.Version, z.EphemeralOwner)
+		default:
+			fmt.Printf("%s: version %d, persistent\n", z.Path, z.Version)
+		}
+	}
+}
