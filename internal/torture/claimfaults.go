@@ -102,11 +102,8 @@ func (d *driver) foreignEpoch(kind string, ctl *znode.Controller, same bool) boo
 		value++
 	}
 	data := znode.EncodeControllerEpoch(value)
-	call := d.h.now()
-	err = d.electOrRaise(epochPath, data, cur.Version, ctl)
-	d.recordForeign(kind, epochPath, migrationGroup, slotEpoch, call, err,
-		cond{Kind: condVersion, Version: cur.Version}, effect{Data: string(data), Version: cur.Version + 1})
-	return err == nil
+	return d.foreign(kind, epochPath, migrationGroup, slotEpoch, cond{Kind: condVersion, Version: cur.Version},
+		effect{Data: string(data)}, func() (int32, error) { return cur.Version + 1, d.electOrRaise(epochPath, data, cur.Version, ctl) }) == nil
 }
 
 // electOrRaise sets /controller_epoch to data if at version, replacing

@@ -196,21 +196,20 @@ type driver struct {
 	e     *zktest.Ensemble
 	admin *zk.Conn
 	h     *history
-	ctx   context.Context
+	rec   recorder
+	// faultKinds are the faults the driver draws from.
+	faultKinds []weightedFault
+	ctx        context.Context
 
 	gens   []*generation
 	cur    *generation
 	rival  *generation
 	offset int64
 
-	payloads map[string]*payload
+	// workload chooses the calls; the driver makes them.
+	*workload
 	// notes tallies the change notifications the calls reported.
 	notes notificationTally
-	// basis holds, for each op of the call in flight, when the driver
-	// learned the version the op is conditioned on (0 for a create).
-	basis     map[string]int64
-	states    []string // partition state paths that exist
-	nextTopic int
 
 	calls      atomic.Int64 // library calls made
 	quiet      bool         // no more faults
@@ -257,9 +256,10 @@ func Run(t testing.TB, cfg Config) *Report {
 	defer cancel()
 	d := &driver{
 		t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), e: e, h: newHistory(), ctx: ctx,
-		payloads: map[string]*payload{}, basis: map[string]int64{}, faults: map[string]int{},
-		notes: notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
+		faults: map[string]int{},
+		notes:  notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
 	}
+	d.rec, d.faultKinds, d.workload = recorder{h: d.h}, faultTable(), newWorkload(d.rng)
 	d.admin = e.Connect(t)
 	d.setup()
 	d.run()

@@ -30,16 +30,16 @@ type syncEdit struct {
 // topic's configs, a literal or prefixed ACL set, a user's quotas), each
 // written with content stamped by the offset, or, a quarter of the time,
 // removed: configs and ACL sets deleted, quotas emptied.
-func (d *driver) chooseSync(offset int64) []syncEdit {
-	n := 1 + d.rng.Intn(3)
+func (wl *workload) chooseSync(offset int64) []syncEdit {
+	n := 1 + wl.rng.Intn(3)
 	edits := make([]syncEdit, 0, n)
 	for i := 0; i < n; i++ {
-		k, remove := d.rng.Intn(8), d.rng.Float64() < 0.25
-		switch d.rng.Intn(3) {
+		k, remove := wl.rng.Intn(8), wl.rng.Float64() < 0.25
+		switch wl.rng.Intn(3) {
 		case 0:
 			edits = append(edits, configEdit(k, strconv.FormatInt(offset, 10), remove))
 		case 1:
-			edits = append(edits, aclEdit(k, strconv.FormatInt(offset, 10), d.rng.Intn(2) == 0, remove))
+			edits = append(edits, aclEdit(k, strconv.FormatInt(offset, 10), wl.rng.Intn(2) == 0, remove))
 		default:
 			edits = append(edits, quotaEdit(k, offset, remove))
 		}
@@ -102,7 +102,6 @@ func quotaEdit(k int, offset int64, remove bool) syncEdit {
 // but the edits'.
 func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, edits []syncEdit, from int64) outcome {
 	d.calls.Add(1)
-	call := d.callTime(from)
 	desired, err := d.adminClient().Read(ctx, nil)
 	if err != nil {
 		// Nothing was sent: the call is made again.
@@ -113,22 +112,23 @@ func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, e
 		e.edit(&desired)
 		notes[i] = e.notification
 	}
-	out, rep, err := client(g.w).Sync(ctx, s, desired)
-	ret := d.h.now()
+	var out migrationzk.State
+	var rep dualwrite.SyncReport
+	rc := d.rec.wrap(g.client(), from, "", func() { out, rep, err = client(g.w).Sync(ctx, s, desired) })
 	o := d.classify(g, ctx, err)
 	if errors.Is(err, migrationzk.ErrConflict) && !o.conflict {
 		o.conflict = true
 	}
-	desc := fmt.Sprintf("sync by %d offset %d (%d edits, %d changes)", g.id, s.KRaftMetadataOffset, len(edits), len(rep.Plan.Changes))
-	d.checkSyncPlan(rep.Plan, edits, desc)
+	rc.desc = fmt.Sprintf("sync by %d offset %d (%d edits, %d changes)", g.id, s.KRaftMetadataOffset, len(edits), len(rep.Plan.Changes))
+	d.checkSyncPlan(rep.Plan, edits, rc.desc)
 	d.syncs.calls++
 	if err != nil {
 		d.syncs.stopped++
 	} else {
 		d.syncs.changes += len(rep.Plan.Changes)
 	}
-	d.recordApplyCheckpoint(g, s, out, o, refusedOps(rep.Results), desc, call, ret)
-	d.recordResults(g, rep.Results, err, o, out, desc, call, ret)
+	d.recordApplyCheckpoint(g, s, out, o, refusedOps(rep.Results), rc)
+	d.recordResults(g, rep.Results, err, o, out, rc)
 	d.tallyNotifications(notes, rep.Results, err)
 	return o
 }

@@ -28,17 +28,17 @@ var notificationRoots = []string{znode.ConfigChangesPath, znode.LiteralACLChange
 // vocabulary: a topic's configs, a literal or prefixed ACL set, or a user's
 // quotas, each with content stamped by the offset so that it always
 // changes and writes one notification.
-func (d *driver) chooseVocabulary(offset int64) []vocabChange {
-	n := 1 + d.rng.Intn(3)
+func (wl *workload) chooseVocabulary(offset int64) []vocabChange {
+	n := 1 + wl.rng.Intn(3)
 	changes := make([]vocabChange, 0, n)
 	for i := 0; i < n; i++ {
-		k := d.rng.Intn(8) // a small set of entities, so that changes meet
+		k := wl.rng.Intn(8) // a small set of entities, so that changes meet
 		stamp := strconv.FormatInt(offset, 10)
-		switch d.rng.Intn(3) {
+		switch wl.rng.Intn(3) {
 		case 0:
 			changes = append(changes, configChange(k, stamp))
 		case 1:
-			changes = append(changes, aclChange(k, stamp, d.rng.Intn(2) == 0))
+			changes = append(changes, aclChange(k, stamp, wl.rng.Intn(2) == 0))
 		default:
 			changes = append(changes, quotaChange(k, offset))
 		}
@@ -87,20 +87,22 @@ func quotaChange(k int, offset int64) vocabChange {
 // ops as Apply's are, and the notifications each change wrote.
 func (d *driver) vocabulary(ctx context.Context, g *generation, s migrationzk.State, changes []vocabChange, from int64) outcome {
 	d.calls.Add(1)
-	call := d.callTime(from)
 	b := client(g.w).Batch()
 	for _, ch := range changes {
 		ch.add(b)
 	}
-	out, res, err := b.Apply(ctx, s)
-	ret := d.h.now()
+	var out migrationzk.State
+	var res []migrationzk.OpResult
+	var err error
+	rc := d.rec.wrap(g.client(), from, fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes)), func() {
+		out, res, err = b.Apply(ctx, s)
+	})
 	o := d.classify(g, ctx, err)
 	if errors.Is(err, migrationzk.ErrConflict) && !o.conflict {
 		o.conflict = true
 	}
-	desc := fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes))
-	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), desc, call, ret)
-	d.recordResults(g, res, err, o, out, desc, call, ret)
+	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), rc)
+	d.recordResults(g, res, err, o, out, rc)
 	d.tallyNotifications(notificationsOf(changes), res, err)
 	return o
 }
