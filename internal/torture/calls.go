@@ -49,8 +49,9 @@ func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State,
 	data := string(stateData(s))
 	var out migrationzk.State
 	var err error
-	rc := d.rec.wrap(g.client(), from, fmt.Sprintf("update by %d offset %d", g.id, s.KRaftMetadataOffset), func() {
+	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("update by %d offset %d", g.id, s.KRaftMetadataOffset), func() (err error) {
 		out, err = g.w.Update(ctx, s)
+		return err
 	})
 	o := d.classify(g, ctx, err)
 	conds := []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion},
@@ -112,8 +113,9 @@ func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, 
 	var out migrationzk.State
 	var res []migrationzk.OpResult
 	var err error
-	rc := d.rec.wrap(g.client(), from, fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops)), func() {
+	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops)), func() (err error) {
 		out, res, err = g.w.Apply(ctx, s, ops...)
+		return err
 	})
 	o := d.classify(g, ctx, err)
 	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), rc)
@@ -250,7 +252,10 @@ func (d *driver) getOrCreate(g *generation) bool {
 		var s migrationzk.State
 		var res migrationzk.GetOrCreateResult
 		var err error
-		rc := d.rec.wrap(g.client(), 0, fmt.Sprintf("GetOrCreate by %d", g.id), func() { s, res, err = g.w.GetOrCreate(ctx, in) })
+		rc, err := d.rec.wrap(g.client(), 0, fmt.Sprintf("GetOrCreate by %d", g.id), func() (err error) {
+			s, res, err = g.w.GetOrCreate(ctx, in)
+			return err
+		})
 		cancel()
 		if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 			d.unknown.Add(1)

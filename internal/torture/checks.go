@@ -43,6 +43,9 @@ const (
 	// controller or epoch than the writer's claim (one taken from
 	// /migration, say).
 	CheckIdentity = "identity"
+	// CheckPanic: a call panicked inside the library (the anomaly holds
+	// the stack).
+	CheckPanic = "panic"
 	// CheckStuck: a writer that cannot make progress.
 	CheckStuck = "stuck"
 	// CheckUnexpected: an error the situation does not explain.

@@ -64,8 +64,10 @@ func (d *driver) foreignMigration(g *generation) {
 // slot), and records it: conditioned on c, it does e when it lands, at the
 // version write returns (-1 for a delete).
 func (d *driver) foreign(kind, path, group string, slot int, c cond, e effect, write func() (int32, error)) error {
-	var err error
-	rc := d.rec.wrap(0, 0, kind+": foreign write "+path, func() { e.Version, err = write() })
+	rc, err := d.rec.wrap(0, 0, kind+": foreign write "+path, func() (err error) {
+		e.Version, err = write()
+		return err
+	})
 	c.Slot, e.Slot = slot, slot
 	switch {
 	case err == nil:

@@ -145,8 +145,7 @@ func (d *driver) claim(g *generation) {
 		return
 	}
 	var s migrationzk.State
-	var err error
-	rc := d.rec.wrap(g.client(), 0, fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch), func() {
+	rc, err := d.rec.wrap(g.client(), 0, fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch), func() (err error) {
 		for attempt := 1; attempt <= maxAttempts; attempt++ {
 			ctx, cancel := d.claimContext(g)
 			s, err = g.w.ClaimLeadership(ctx, g.initial())
@@ -156,6 +155,7 @@ func (d *driver) claim(g *generation) {
 			}
 			d.unknown.Add(1)
 		}
+		return err
 	})
 	g.claimEnd, g.claimErr = rc.Return, err
 	d.recordClaim(g, base, value, s, err, rc)

@@ -1,9 +1,26 @@
 package torture
 
+import (
+	"fmt"
+	"runtime/debug"
+)
+
 // recorder stamps the calls it wraps with the history's clock: what is
 // recorded of a call carries the moment it was made and the moment it
-// returned, without each recording function being handed them.
-type recorder struct{ h *history }
+// returned, without each recording function being handed them. A call
+// that panics returns a *panicError, after panicked is told.
+type recorder struct {
+	h        *history
+	panicked func(rc record, p *panicError)
+}
+
+// panicError is a panic inside a call, with the stack it was raised on.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 
 // record is one call as recorded: the client that made it (0 for the
 // admin session and foreign writers), what it was, when it was made (for a
@@ -16,16 +33,25 @@ type record struct {
 }
 
 // wrap makes call f of client, described by desc, as if made at from (0
-// for now), and returns its record.
-func (r recorder) wrap(client int, from int64, desc string, f func()) record {
-	rc := record{client: client, desc: desc}
+// for now), and returns its record and f's error, or a *panicError if f
+// panicked.
+func (r recorder) wrap(client int, from int64, desc string, f func() error) (rc record, err error) {
+	rc = record{client: client, desc: desc}
 	rc.Call = from
 	if from <= 0 {
 		rc.Call = r.h.now()
 	}
-	f()
-	rc.Return = r.h.now()
-	return rc
+	defer func() {
+		rc.Return = r.h.now()
+		if v := recover(); v != nil {
+			p := &panicError{value: v, stack: debug.Stack()}
+			err = p
+			if r.panicked != nil {
+				r.panicked(rc, p)
+			}
+		}
+	}()
+	return rc, f()
 }
 
 // part is the record of a part of rc (an op of its batch, a copy of its

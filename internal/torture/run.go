@@ -259,7 +259,7 @@ func Run(t testing.TB, cfg Config) *Report {
 		faults: map[string]int{},
 		notes:  notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
 	}
-	d.rec, d.faultKinds, d.workload = recorder{h: d.h}, faultTable(), newWorkload(d.rng)
+	d.rec, d.faultKinds, d.workload = recorder{h: d.h, panicked: d.panicked}, faultTable(), newWorkload(d.rng)
 	d.admin = e.Connect(t)
 	d.setup()
 	d.run()
@@ -295,6 +295,11 @@ func (d *driver) anomaly(check, format string, args ...any) {
 		d.anomalies = append(d.anomalies, a)
 	}
 	d.t.Logf("anomaly: %v", a)
+}
+
+// panicked records a call that panicked, with its stack.
+func (d *driver) panicked(rc record, p *panicError) {
+	d.anomaly(CheckPanic, "client %d: %s at [%d, %d] panicked: %v\n%s", rc.client, rc.desc, rc.Call, rc.Return, p.value, p.stack)
 }
 
 // anomalyCount returns the number of anomalies found so far.

@@ -114,7 +114,10 @@ func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, e
 	}
 	var out migrationzk.State
 	var rep dualwrite.SyncReport
-	rc := d.rec.wrap(g.client(), from, "", func() { out, rep, err = client(g.w).Sync(ctx, s, desired) })
+	rc, err := d.rec.wrap(g.client(), from, "", func() (err error) {
+		out, rep, err = client(g.w).Sync(ctx, s, desired)
+		return err
+	})
 	o := d.classify(g, ctx, err)
 	if errors.Is(err, migrationzk.ErrConflict) && !o.conflict {
 		o.conflict = true

@@ -94,8 +94,9 @@ func (d *driver) vocabulary(ctx context.Context, g *generation, s migrationzk.St
 	var out migrationzk.State
 	var res []migrationzk.OpResult
 	var err error
-	rc := d.rec.wrap(g.client(), from, fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes)), func() {
+	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes)), func() (err error) {
 		out, res, err = b.Apply(ctx, s)
+		return err
 	})
 	o := d.classify(g, ctx, err)
 	if errors.Is(err, migrationzk.ErrConflict) && !o.conflict {
