@@ -213,7 +213,9 @@ func (d *driver) opWritten(o migrationzk.Op, rel string, version int32, rc recor
 	if pl := d.payloads[rel]; pl != nil {
 		learned = pl.learned
 	}
-	d.h.addSuccess(rc.success(path, version, learned))
+	written := rc.success(path, version, learned)
+	written.Data = string(o.Data())
+	d.h.addSuccess(written)
 	// Learned as of the call's start: another party may have written the
 	// znode since the op, while the call was in flight.
 	d.learn(rel, !isDelete(o), version, rc.Call)

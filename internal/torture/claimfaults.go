@@ -102,8 +102,16 @@ func (d *driver) foreignEpoch(kind string, ctl *znode.Controller, same bool) boo
 		value++
 	}
 	data := znode.EncodeControllerEpoch(value)
-	return d.foreign(kind, epochPath, migrationGroup, slotEpoch, cond{Kind: condVersion, Version: cur.Version},
-		effect{Data: string(data)}, func() (int32, error) { return cur.Version + 1, d.electOrRaise(epochPath, data, cur.Version, ctl) }) == nil
+	rc, err := d.foreign(kind, epochPath, migrationGroup, slotEpoch, cond{Kind: condVersion, Version: cur.Version},
+		effect{Data: string(data)}, func() (int32, error) { return cur.Version + 1, d.electOrRaise(epochPath, data, cur.Version, ctl) })
+	if err == nil {
+		who := identity{Anonymous: true}
+		if ctl != nil {
+			who = identity{ID: ctl.BrokerID, Epoch: ctl.KRaftControllerEpoch}
+		}
+		d.h.addClaim(claimRecord{Who: who, Version: cur.Version + 1, Value: value, At: rc.span})
+	}
+	return err == nil
 }
 
 // electOrRaise sets /controller_epoch to data if at version, replacing

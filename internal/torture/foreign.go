@@ -35,7 +35,7 @@ func (d *driver) foreignWrite(rng *rand.Rand, g *generation, wk work) {
 		}
 		st := znode.PartitionState{ControllerEpoch: g.epoch, Leader: 99, LeaderEpoch: cur.Version + 1, ISR: []int32{99}}
 		data := st.Encode()
-		d.foreign(FaultForeignWrite, path, path, 0, cond{Kind: condVersion, Version: cur.Version}, effect{Data: string(data)},
+		_, _ = d.foreign(FaultForeignWrite, path, path, 0, cond{Kind: condVersion, Version: cur.Version}, effect{Data: string(data)},
 			func() (int32, error) { return setData(d.admin, path, data, cur.Version) })
 	default:
 		d.foreignMigration(g)
@@ -56,14 +56,14 @@ func (d *driver) foreignMigration(g *generation) {
 	}
 	data := znode.Migration{KRaftMetadataOffset: m.KRaftMetadataOffset - 1, KRaftControllerID: foreignController,
 		KRaftMetadataEpoch: g.epoch, KRaftControllerEpoch: g.epoch}.Encode()
-	d.foreign(FaultForeignWrite, path, migrationGroup, slotMigration, cond{Kind: condVersion, Version: cur.Version},
+	_, _ = d.foreign(FaultForeignWrite, path, migrationGroup, slotMigration, cond{Kind: condVersion, Version: cur.Version},
 		effect{Data: string(data)}, func() (int32, error) { return setData(d.admin, path, data, cur.Version) })
 }
 
 // foreign makes write, a foreign write of kind to path (in group at
 // slot), and records it: conditioned on c, it does e when it lands, at the
 // version write returns (-1 for a delete).
-func (d *driver) foreign(kind, path, group string, slot int, c cond, e effect, write func() (int32, error)) error {
+func (d *driver) foreign(kind, path, group string, slot int, c cond, e effect, write func() (int32, error)) (record, error) {
 	rc, err := d.rec.wrap(0, 0, kind+": foreign write "+path, func() (err error) {
 		e.Version, err = write()
 		return err
@@ -82,30 +82,33 @@ func (d *driver) foreign(kind, path, group string, slot int, c cond, e effect, w
 		d.h.add(group, rc.inDoubt().op(step{Kind: stepMaybe, Conds: []cond{c}, Effects: []effect{e}, Desc: fmt.Sprintf("%s (%v)", rc.desc, err)}))
 		d.h.addForeign(path, foreignWrite{span: rc.inDoubt().span, Version: -1})
 	}
-	return err
+	return rc, err
 }
 
 // foreignSet writes data to path, whatever its version, as another party
 // would; it returns whether the write landed.
 func (d *driver) foreignSet(kind, path, group string, slot int, data []byte) bool {
-	return d.foreign(kind, path, group, slot, cond{Kind: condExists}, effect{Data: string(data)},
-		func() (int32, error) { return setData(d.admin, path, data, -1) }) == nil
+	return landed(d.foreign(kind, path, group, slot, cond{Kind: condExists}, effect{Data: string(data)},
+		func() (int32, error) { return setData(d.admin, path, data, -1) }))
 }
 
 // foreignDelete deletes path, whatever its version, as another party
 // would.
 func (d *driver) foreignDelete(kind, path string) bool {
-	return d.foreign(kind, path, path, 0, cond{Kind: condExists}, effect{Delete: true},
-		func() (int32, error) { return -1, d.admin.Delete(path, -1) }) == nil
+	return landed(d.foreign(kind, path, path, 0, cond{Kind: condExists}, effect{Delete: true},
+		func() (int32, error) { return -1, d.admin.Delete(path, -1) }))
 }
 
 // foreignCreate creates path holding data, as another party would.
 func (d *driver) foreignCreate(kind, path string, data []byte) bool {
-	return d.foreign(kind, path, path, 0, cond{Kind: condAbsent}, effect{Create: true, Data: string(data)}, func() (int32, error) {
+	return landed(d.foreign(kind, path, path, 0, cond{Kind: condAbsent}, effect{Create: true, Data: string(data)}, func() (int32, error) {
 		_, err := d.admin.Create(path, data, 0, zk.WorldACL(zk.PermAll))
 		return 0, err
-	}) == nil
+	}))
 }
+
+// landed reports whether a foreign write landed.
+func landed(_ record, err error) bool { return err == nil }
 
 // setData sets path's data if at version (-1 for any) through conn, and
 // returns the version it produced.

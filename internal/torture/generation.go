@@ -196,6 +196,8 @@ func (d *driver) recordClaim(g *generation, base, value int32, s migrationzk.Sta
 		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion - 1}},
 		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch)), Version: s.ZkControllerEpochZkVersion}}}))
 	d.h.addSuccess(rc.success(d.p("/controller_epoch"), s.ZkControllerEpochZkVersion, -1))
+	d.h.addClaim(claimRecord{Client: g.client(), Who: identity{ID: g.id, Epoch: g.epoch}, RollbackSafe: g.rollbackSafe,
+		Version: s.ZkControllerEpochZkVersion, Value: s.ZkControllerEpoch, At: rc.span})
 }
 
 // judgeClaim checks the outcome of g's claim against what its faults

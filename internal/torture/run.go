@@ -48,6 +48,9 @@ type Config struct {
 	StopAtFirstAnomaly bool
 	// Progress, if set, is called now and then with a status line.
 	Progress func(string)
+	// tamper, if set, is called once the workload ended and before the
+	// final checks: the tests of the checks inject violations with it.
+	tamper func(*driver)
 }
 
 // Fault kinds, as counted in Report.Faults.
@@ -264,6 +267,9 @@ func Run(t testing.TB, cfg Config) *Report {
 	d.setup()
 	d.run()
 	d.restarts.Wait()
+	if cfg.tamper != nil {
+		cfg.tamper(d)
+	}
 	d.finish()
 
 	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts,
@@ -429,6 +435,7 @@ func (d *driver) finish() {
 	}
 	d.readFinalState()
 	d.checkNotifications()
+	d.checkNothingInvented()
 }
 
 // writeAfterFaults makes g's first write after the faults stopped and

@@ -24,6 +24,8 @@ type syncEdit struct {
 	edit         func(*dualwrite.Image)
 	subject      string
 	notification string
+	// path is the znode the edit writes, relative to the root.
+	path string
 }
 
 // chooseSync picks one to three edits of the vocabulary's entities (a
@@ -59,6 +61,7 @@ func configEdit(k int, stamp string, remove bool) syncEdit {
 		},
 		subject:      znode.TopicConfigEntity(res.Name).EntityPath(),
 		notification: configChange(k, stamp).notification,
+		path:         configChange(k, stamp).path,
 	}
 }
 
@@ -78,6 +81,7 @@ func aclEdit(k int, stamp string, literal, remove bool) syncEdit {
 		},
 		subject:      fmt.Sprintf("%s %s %s", pattern.PatternType, pattern.Type, pattern.Name),
 		notification: aclChange(k, stamp, literal).notification,
+		path:         aclChange(k, stamp, literal).path,
 	}
 }
 
@@ -93,6 +97,7 @@ func quotaEdit(k int, offset int64, remove bool) syncEdit {
 		},
 		subject:      znode.UserQuotaEntity(&entity.User).EntityPath(),
 		notification: quotaChange(k, offset).notification,
+		path:         quotaChange(k, offset).path,
 	}
 }
 

@@ -18,6 +18,8 @@ type vocabChange struct {
 	add          func(*dualwrite.Batch)
 	notification string
 	desc         string
+	// path is the znode the change writes, relative to the root.
+	path string
 }
 
 // notificationRoots are the parents Kafka's change notifications live
@@ -52,13 +54,16 @@ func configChange(k int, stamp string) vocabChange {
 		add:          func(b *dualwrite.Batch) { b.WriteConfigs(res, map[string]string{"retention.ms": stamp}) },
 		notification: string(znode.TopicConfigEntity(res.Name).Change().Encode()),
 		desc:         "configs of topic " + res.Name,
+		path:         znode.TopicConfigEntity(res.Name).Path(),
 	}
 }
 
 func aclChange(k int, stamp string, literal bool) vocabChange {
 	pattern := dualwrite.ResourcePattern{Type: znode.ResourceTopic, Name: fmt.Sprintf("a%d", k), PatternType: znode.PatternLiteral}
 	note := string(znode.LiteralACLChange{ResourceType: pattern.Type, Name: pattern.Name}.Encode())
+	path := znode.LiteralACLPath(pattern.Type, pattern.Name)
 	if !literal {
+		path = znode.PrefixedACLPath(pattern.Type, pattern.Name)
 		pattern.PatternType = znode.PatternPrefixed
 		note = string(znode.ExtendedACLChange{ResourceType: pattern.Type, Name: pattern.Name, PatternType: pattern.PatternType}.Encode())
 	}
@@ -67,6 +72,7 @@ func aclChange(k int, stamp string, literal bool) vocabChange {
 		add:          func(b *dualwrite.Batch) { b.WriteACLs(pattern, entries) },
 		notification: note,
 		desc:         fmt.Sprintf("ACLs of %s %s", pattern.PatternType, pattern.Name),
+		path:         path,
 	}
 }
 
@@ -79,6 +85,7 @@ func quotaChange(k int, offset int64) vocabChange {
 		},
 		notification: string(e.Change().Encode()),
 		desc:         "quotas of user " + entity.User,
+		path:         e.Path(),
 	}
 }
 

@@ -35,11 +35,13 @@ type workload struct {
 	basis     map[string]int64
 	states    []string // partition state paths that exist
 	nextTopic int
+	// asked holds every znode the workload asked to be written.
+	asked map[string]bool
 }
 
 // newWorkload returns a workload drawing from rng.
 func newWorkload(rng *rand.Rand) *workload {
-	return &workload{rng: rng, payloads: map[string]*payload{}, basis: map[string]int64{}}
+	return &workload{rng: rng, payloads: map[string]*payload{}, basis: map[string]int64{}, asked: map[string]bool{}}
 }
 
 // payload is what the driver knows of a payload znode.
