@@ -99,7 +99,32 @@ const (
 	// context ends when the reread that would settle it reaches the server
 	// (its request dropped): the call stops with a copy in doubt.
 	FaultDeadlineInDoubt = "deadline-in-doubt"
+	// FaultLoser: a controller whose claim must lose arrives: the holder's
+	// controller id or another, with a lower KRaft epoch, or another id
+	// with an equal one; before a call, while a batch is in doubt, while a
+	// rival's claim is in doubt, or between a rival's claim and its first
+	// write. Its claim must be refused with ErrFenced, the holder going on.
+	// (Rivals with a higher KRaft epoch, FaultRival, share the holder's
+	// controller id sameIDShare of the time.)
+	FaultLoser = "rival-loses"
+	// FaultResume: a controller with the holder's very identity claims,
+	// as a restarted controller would: it must resume the standing claim
+	// (told the same /controller_epoch version), or, claiming with
+	// rollback-safe epochs over a claim Kafka's rule left below the KRaft
+	// epoch, claim again and take over.
+	FaultResume = "rival-resumes"
+	// FaultImitate: while a transaction is in doubt (its request dropped),
+	// another party writes what it would have written, in separate
+	// writes: the znodes it creates and then its /migration bytes; or the
+	// partition states it sets, at the version it would have produced; or
+	// its znodes deleted and created again with its bytes (czxid and
+	// version start over).
+	FaultImitate = "imitate-in-doubt"
 )
+
+// sameIDShare is the share of rivals with a higher KRaft epoch that have
+// the holder's controller id.
+const sameIDShare = 0.3
 
 // Report holds a run's figures.
 type Report struct {
