@@ -120,6 +120,19 @@ const (
 	// its znodes deleted and created again with its bytes (czxid and
 	// version start over).
 	FaultImitate = "imitate-in-doubt"
+	// FaultIsolateLeader: the ensemble's leader cut from both followers
+	// (the links between their quorum and election ports) for a few
+	// seconds: the followers elect one of them, the old leader stops
+	// serving clients.
+	FaultIsolateLeader = "isolate-leader"
+	// FaultClientMinority: the follower the writer's session uses cut
+	// from the other two, a minority of one still answering reads for a
+	// while; a rival claims through the majority, and the writer's own
+	// controller, restarted on the same session, claims: it must be
+	// refused, not resume from a stale read.
+	FaultClientMinority = "client-member-minority"
+	// FaultHeal: a partition healed, every member reaching every other.
+	FaultHeal = "heal"
 )
 
 // sameIDShare is the share of rivals with a higher KRaft epoch that have
