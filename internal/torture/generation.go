@@ -43,8 +43,10 @@ type generation struct {
 	// once the claim returned.
 	loser      bool
 	afterClaim []func()
-	mu         sync.Mutex
-	cancel     context.CancelFunc
+	// why says what a loser's claim had to lose to, for a report.
+	why    string
+	mu     sync.Mutex
+	cancel context.CancelFunc
 }
 
 // cancelClaim ends g's claim call in flight, if any.

@@ -105,7 +105,8 @@ func (d *driver) spawnAvoiding(m *zktest.Member, rollbackSafe bool) *generation 
 // must be refused (a rival claims first).
 func (d *driver) restartedOnSession(g *generation) *generation {
 	twin := &generation{n: len(d.gens), id: g.id, epoch: g.epoch, rollbackSafe: g.rollbackSafe, faults: g.faults,
-		conn: g.conn, claimed: make(chan struct{}), log: newRing(20), loser: true}
+		conn: g.conn, claimed: make(chan struct{}), log: newRing(20), loser: true,
+		why: "a rival's claim acknowledged by the majority while its session's member was cut from it"}
 	twin.mustBeRefused.Store(true)
 	twin.w = twin.newWriter()
 	d.gens = append(d.gens, twin)

@@ -2,6 +2,7 @@ package torture
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
@@ -25,7 +26,7 @@ func (d *driver) spawnLoser(holder *generation) *generation {
 		}
 	}
 	l := d.spawnAs(id, epoch, d.rng.Float64() < rollbackSafeShare)
-	l.loser = true
+	l.loser, l.why = true, fmt.Sprintf("the standing claim of controller %d epoch %d", holder.id, holder.epoch)
 	l.mustBeRefused.Store(true)
 	return l
 }
@@ -117,8 +118,8 @@ func (d *driver) judgeLoser(g *generation, s migrationzk.State, err error) bool 
 		return false
 	}
 	if !errors.Is(err, migrationzk.ErrFenced) {
-		d.anomaly(CheckClaim, "controller %d epoch %d claimed over a standing claim with a KRaft epoch at least its own: %v (/controller_epoch %d at version %d)",
-			g.id, g.epoch, err, s.ZkControllerEpoch, s.ZkControllerEpochZkVersion)
+		d.anomaly(CheckClaim, "controller %d epoch %d had to lose to %s: %v (/controller_epoch %d at version %d)",
+			g.id, g.epoch, g.why, err, s.ZkControllerEpoch, s.ZkControllerEpochZkVersion)
 	}
 	return true
 }

@@ -3,7 +3,12 @@
 // production ensemble sees, records every call, and checks the history:
 // linearizability of /migration and of every payload znode, versions
 // against what ZooKeeper holds, conflicts against the test's own
-// conflicting writes, fencing, and that no writer gets stuck.
+// conflicting writes, fencing, that no writer gets stuck, and the
+// invariants of every history (invariants.go, invented.go).
+//
+// The driver is split by concern: a recorder stamps each call it wraps
+// (recorder.go), faults sit behind a small interface (faults.go), and the
+// workload chooses the calls on its own (workload.go).
 //
 // It is a test helper for this module only.
 package torture
