@@ -64,9 +64,9 @@ func faultTable() []weightedFault {
 		{faultKind{FaultDropReply, nil, net(zktest.DropReply)}, 6},
 		{faultKind{FaultDropRequest, nil, net(zktest.DropRequest)}, 4},
 		{faultKind{FaultCutRequest, nil, net(zktest.CutRequest)}, 4},
-		{faultKind{FaultKillMember, func(d *driver) bool { return d.canKill(FaultKillMember, FaultKillClientMember) },
+		{faultKind{FaultKillMember, func(d *driver) bool { return d.canDisrupt(FaultKillMember) },
 			func(d *driver, _ coming) []*zktest.Armed { return d.injectKillMember() }}, 2},
-		{faultKind{FaultKillClientMember, func(d *driver) bool { return d.canKill(FaultKillClientMember, FaultKillMember) },
+		{faultKind{FaultKillClientMember, func(d *driver) bool { return d.canDisrupt(FaultKillClientMember) },
 			func(d *driver, c coming) []*zktest.Armed { return d.injectKillClientMember(c.g) }}, 2},
 		{faultKind{FaultExpireSession, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectExpireSession(c.g) }}, 3},
 		{faultKind{FaultRival, noRival, rival("")}, 2},
@@ -79,10 +79,11 @@ func faultTable() []weightedFault {
 		{faultKind{FaultClaimTenureEnds, noRival, rival(FaultClaimTenureEnds)}, 1},
 		{faultKind{FaultClaimTwin, noRival, rival(FaultClaimTwin)}, 1},
 		{faultKind{FaultImitate, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectImitate(c.g, c.wk, c.s) }}, 3},
-		{faultKind{FaultIsolateLeader, func(d *driver) bool { return d.canPartition() },
+		{faultKind{FaultIsolateLeader, func(d *driver) bool { return d.canDisrupt(FaultIsolateLeader) },
 			func(d *driver, _ coming) []*zktest.Armed { return d.injectIsolateLeader() }}, 2},
-		{faultKind{FaultClientMinority, func(d *driver) bool { return d.rival == nil && d.canPartition() },
+		{faultKind{FaultClientMinority, func(d *driver) bool { return d.rival == nil && d.canDisrupt(FaultClientMinority) },
 			func(d *driver, c coming) []*zktest.Armed { return d.injectClientMinority(c.g) }}, 2},
+		{faultKind{FaultEpochBoundary, noRival, func(d *driver, _ coming) []*zktest.Armed { return d.injectEpochBoundary() }}, 1},
 		{faultKind{FaultLoser, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectLoser(c.g) }}, 2},
 		{faultKind{FaultResume, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectResume(c.g) }}, 1},
 		{faultKind{FaultDeadlineInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectDeadlineInDoubt(c.g) }}, 2},
@@ -109,13 +110,27 @@ func (d *driver) pickFault() fault {
 	return open[0].fault
 }
 
-// canKill reports whether a member can be killed now for a fault of kind:
-// none is down, the last restart is KillGap behind, and kind killed no
-// more often than other (kills are rare: the two kinds take turns).
-func (d *driver) canKill(kind, other string) bool {
+// disruptions are the faults that take a member away (killed, or cut
+// from the others): one at a time, KillGap apart, taking turns.
+var disruptions = []string{FaultKillMember, FaultKillClientMember, FaultIsolateLeader, FaultClientMinority}
+
+// canDisrupt reports whether a disruption of kind can start now: no
+// member is down or cut, the last restart or healing is KillGap behind,
+// and no other disruption happened fewer times (they are rare: they take
+// turns, one that could not act, say for want of a follower, going
+// first).
+func (d *driver) canDisrupt(kind string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.down == nil && !d.quiet && time.Since(d.lastUp) >= d.cfg.KillGap && d.faults[kind] <= d.faults[other]
+	if d.down != nil || d.quiet || time.Since(d.lastUp) < d.cfg.KillGap {
+		return false
+	}
+	for _, other := range disruptions {
+		if d.faults[other] < d.faults[kind] {
+			return false
+		}
+	}
+	return true
 }
 
 // netFaultActions maps the fault kinds that act on one request or reply

@@ -178,6 +178,9 @@ func (d *driver) claim(g *generation) {
 	if err == nil && g.rollbackSafe && s.ZkControllerEpoch > value+1 {
 		d.jumps.Add(1)
 	}
+	if err == nil && s.ZkControllerEpochZkVersion > base && s.ZkControllerEpoch <= value {
+		d.anomaly(CheckClaim, "claim by %d epoch %d left /controller_epoch at %d, not above the %d it found", g.id, g.epoch, s.ZkControllerEpoch, value)
+	}
 	d.judgeClaim(g, s, err)
 	for _, f := range g.afterClaim {
 		f()

@@ -14,14 +14,6 @@ const (
 	maxCut = 5 * time.Second
 )
 
-// canPartition reports whether members can be cut apart now: none is down
-// or cut, and the last restart or healing is KillGap behind.
-func (d *driver) canPartition() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.down == nil && !d.quiet && time.Since(d.lastUp) >= d.cfg.KillGap
-}
-
 // injectIsolateLeader cuts the ensemble's leader from both followers
 // (their quorum and election links), for a few seconds: the followers
 // elect one of them and the old leader stops serving, the writer's

@@ -129,3 +129,26 @@ func onlyOnce(f func()) func() {
 	var once sync.Once
 	return func() { once.Do(f) }
 }
+
+// injectEpochBoundary has another KRaft controller claim (a lower KRaft
+// epoch than the rival's to come) so that /controller_epoch, its claim
+// standing, holds exactly one below, the very, or one above the KRaft
+// epoch of a rival that then claims with rollback-safe epochs: the
+// rival's claim must leave /controller_epoch at least at its KRaft epoch
+// and above what it found. The holder, fenced by the election, hands over
+// to the rival.
+func (d *driver) injectEpochBoundary() []*zktest.Armed {
+	_, value, ok := d.readEpoch()
+	if !ok {
+		return nil
+	}
+	rival := d.spawn(true)
+	offset := int32(d.rng.Intn(3)) - 1 // /controller_epoch minus the KRaft epoch
+	rival.epoch = max(rival.epoch, value+1-offset)
+	d.rival = rival
+	ctl := znode.Controller{Version: 2, BrokerID: foreignController + 1, Timestamp: 1, KRaftControllerEpoch: rival.epoch - 1}
+	d.foreignEpochTo(FaultEpochBoundary, &ctl, func(int32) int32 { return rival.epoch + offset })
+	d.calls.Add(1)
+	d.claim(rival)
+	return nil
+}

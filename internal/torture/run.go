@@ -138,6 +138,11 @@ const (
 	FaultClientMinority = "client-member-minority"
 	// FaultHeal: a partition healed, every member reaching every other.
 	FaultHeal = "heal"
+	// FaultEpochBoundary: another KRaft controller's claim stands with
+	// /controller_epoch exactly one below, equal to or one above the KRaft
+	// epoch of a rival claiming with rollback-safe epochs (one below: a
+	// standing claim by Kafka's rule one epoch below the KRaft epoch).
+	FaultEpochBoundary = "epoch-boundary"
 )
 
 // sameIDShare is the share of rivals with a higher KRaft epoch that have
@@ -444,7 +449,7 @@ func (d *driver) run() {
 		return
 	}
 	d.offset = d.cur.s.KRaftMetadataOffset
-	lastProgress := time.Now()
+	lastProgress, nextCheck := time.Now(), int64(checkEvery)
 	for int(d.calls.Load()) < d.cfg.Ops || d.totalFaults() < d.cfg.MinFaults {
 		if d.stopping() {
 			return
@@ -456,6 +461,26 @@ func (d *driver) run() {
 		if !d.step() {
 			return
 		}
+		if d.cfg.StopAtFirstAnomaly && d.calls.Load() >= nextCheck {
+			nextCheck = d.calls.Load() + checkEvery
+			d.checkInvariantsSoFar()
+		}
+	}
+}
+
+// checkEvery is how many calls apart a run that stops at its first anomaly
+// checks the invariants of the history recorded so far: what they find in
+// part of a history holds of the whole.
+const checkEvery = 100
+
+// checkInvariantsSoFar records what the invariants find in the history
+// recorded so far (they run again over the whole history at the end).
+func (d *driver) checkInvariantsSoFar() {
+	d.h.mu.Lock()
+	found := d.h.invariants()
+	d.h.mu.Unlock()
+	for _, f := range found {
+		d.anomaly(f.check, "%s", f.text)
 	}
 }
 

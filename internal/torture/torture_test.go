@@ -106,7 +106,7 @@ func TestTorture(t *testing.T) {
 		torture.FaultForeignWrite, torture.FaultABAWrite, torture.FaultTenureEnds, torture.FaultRecreate,
 		torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
 		torture.FaultDeadlineInDoubt, torture.FaultLoser, torture.FaultResume, torture.FaultImitate,
-		torture.FaultIsolateLeader, torture.FaultClientMinority, torture.FaultHeal} {
+		torture.FaultIsolateLeader, torture.FaultClientMinority, torture.FaultHeal, torture.FaultEpochBoundary} {
 		if r.Faults[kind] == 0 {
 			t.Errorf("no %s fault injected", kind)
 		}
