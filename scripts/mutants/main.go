@@ -147,7 +147,7 @@ func fail(code int, err error) {
 // printTable prints the kill table and the time the whole run took.
 func printTable(kills []kill, took time.Duration) {
 	fmt.Println()
-	fmt.Printf("%-3s %-8s %-34s %-5s %-6s %-6s %s\n", "#", "result", "killed by", "seed", "ops", "time", "mutant")
+	fmt.Printf("%-3s %-8s %-40s %-5s %-6s %-6s %s\n", "#", "result", "killed by", "seed", "ops", "time", "mutant")
 	survived := 0
 	for _, k := range kills {
 		result, by, seed, ops := "killed", k.check, strconv.FormatInt(k.seed, 10), strconv.Itoa(k.ops)
@@ -158,7 +158,7 @@ func printTable(kills []kill, took time.Duration) {
 			result, by, seed, ops = "SURVIVED", "-", "-", "-"
 			survived++
 		}
-		fmt.Printf("%-3d %-8s %-34s %-5s %-6s %-6s %s\n", k.n, result, by, seed, ops, k.took.Round(time.Second), k.name)
+		fmt.Printf("%-3d %-8s %-40s %-5s %-6s %-6s %s\n", k.n, result, by, seed, ops, k.took.Round(time.Second), k.name)
 	}
 	fmt.Printf("\n%d mutants, %d killed, %d survived, in %v\n", len(kills), len(kills)-survived, survived, took.Round(time.Second))
 }
