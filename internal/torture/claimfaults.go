@@ -88,6 +88,18 @@ func (d *driver) twinClaim(rival *generation, twin *znode.Controller) bool {
 // the next value, or with same to the value it holds (a write that moves
 // only the version). It reports whether the write landed.
 func (d *driver) foreignEpoch(kind string, ctl *znode.Controller, same bool) bool {
+	return d.foreignEpochTo(kind, ctl, func(value int32) int32 {
+		if same {
+			return value
+		}
+		return value + 1
+	})
+}
+
+// foreignEpochTo moves /controller_epoch, holding value, to to(value), as
+// another party would: with ctl, in one transaction that also replaces
+// /controller with ctl. It reports whether the write landed.
+func (d *driver) foreignEpochTo(kind string, ctl *znode.Controller, to func(value int32) int32) bool {
 	epochPath := d.p("/controller_epoch")
 	cur, ok := d.adminRead(epochPath, slotEpoch, migrationGroup)
 	if !ok || !cur.Exists {
@@ -98,14 +110,17 @@ func (d *driver) foreignEpoch(kind string, ctl *znode.Controller, same bool) boo
 		d.anomaly(CheckHarness, "harness: %s: /controller_epoch holds %q: %v", kind, cur.Data, err)
 		return false
 	}
-	if !same {
-		value++
-	}
+	value = to(value)
 	data := znode.EncodeControllerEpoch(value)
-	call := d.h.now()
-	err = d.electOrRaise(epochPath, data, cur.Version, ctl)
-	d.recordForeign(kind, epochPath, migrationGroup, slotEpoch, call, err,
-		cond{Kind: condVersion, Version: cur.Version}, effect{Data: string(data), Version: cur.Version + 1})
+	rc, err := d.foreign(kind, epochPath, migrationGroup, slotEpoch, cond{Kind: condVersion, Version: cur.Version},
+		effect{Data: string(data)}, func() (int32, error) { return cur.Version + 1, d.electOrRaise(epochPath, data, cur.Version, ctl) })
+	if err == nil {
+		who := identity{Anonymous: true}
+		if ctl != nil {
+			who = identity{ID: ctl.BrokerID, Epoch: ctl.KRaftControllerEpoch}
+		}
+		d.h.addClaim(claimRecord{Who: who, Version: cur.Version + 1, Value: value, At: rc.span})
+	}
 	return err == nil
 }
 

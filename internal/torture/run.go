@@ -3,7 +3,12 @@
 // production ensemble sees, records every call, and checks the history:
 // linearizability of /migration and of every payload znode, versions
 // against what ZooKeeper holds, conflicts against the test's own
-// conflicting writes, fencing, and that no writer gets stuck.
+// conflicting writes, fencing, that no writer gets stuck, and the
+// invariants of every history (invariants.go, invented.go).
+//
+// The driver is split by concern: a recorder stamps each call it wraps
+// (recorder.go), faults sit behind a small interface (faults.go), and the
+// workload chooses the calls on its own (workload.go).
 //
 // It is a test helper for this module only.
 package torture
@@ -48,6 +53,9 @@ type Config struct {
 	StopAtFirstAnomaly bool
 	// Progress, if set, is called now and then with a status line.
 	Progress func(string)
+	// tamper, if set, is called once the workload ended and before the
+	// final checks: the tests of the checks inject violations with it.
+	tamper func(*driver)
 }
 
 // Fault kinds, as counted in Report.Faults.
@@ -96,7 +104,50 @@ const (
 	// context ends when the reread that would settle it reaches the server
 	// (its request dropped): the call stops with a copy in doubt.
 	FaultDeadlineInDoubt = "deadline-in-doubt"
+	// FaultLoser: a controller whose claim must lose arrives: the holder's
+	// controller id or another, with a lower KRaft epoch, or another id
+	// with an equal one; before a call, while a batch is in doubt, while a
+	// rival's claim is in doubt, or between a rival's claim and its first
+	// write. Its claim must be refused with ErrFenced, the holder going on.
+	// (Rivals with a higher KRaft epoch, FaultRival, share the holder's
+	// controller id sameIDShare of the time.)
+	FaultLoser = "rival-loses"
+	// FaultResume: a controller with the holder's very identity claims,
+	// as a restarted controller would: it must resume the standing claim
+	// (told the same /controller_epoch version), or, claiming with
+	// rollback-safe epochs over a claim Kafka's rule left below the KRaft
+	// epoch, claim again and take over.
+	FaultResume = "rival-resumes"
+	// FaultImitate: while a transaction is in doubt (its request dropped),
+	// another party writes what it would have written, in separate
+	// writes: the znodes it creates and then its /migration bytes; or the
+	// partition states it sets, at the version it would have produced; or
+	// its znodes deleted and created again with its bytes (czxid and
+	// version start over).
+	FaultImitate = "imitate-in-doubt"
+	// FaultIsolateLeader: the ensemble's leader cut from both followers
+	// (the links between their quorum and election ports) for a few
+	// seconds: the followers elect one of them, the old leader stops
+	// serving clients.
+	FaultIsolateLeader = "isolate-leader"
+	// FaultClientMinority: the follower the writer's session uses cut
+	// from the other two, a minority of one still answering reads for a
+	// while; a rival claims through the majority, and the writer's own
+	// controller, restarted on the same session, claims: it must be
+	// refused, not resume from a stale read.
+	FaultClientMinority = "client-member-minority"
+	// FaultHeal: a partition healed, every member reaching every other.
+	FaultHeal = "heal"
+	// FaultEpochBoundary: another KRaft controller's claim stands with
+	// /controller_epoch exactly one below, equal to or one above the KRaft
+	// epoch of a rival claiming with rollback-safe epochs (one below: a
+	// standing claim by Kafka's rule one epoch below the KRaft epoch).
+	FaultEpochBoundary = "epoch-boundary"
 )
+
+// sameIDShare is the share of rivals with a higher KRaft epoch that have
+// the holder's controller id.
+const sameIDShare = 0.3
 
 // Report holds a run's figures.
 type Report struct {
@@ -196,21 +247,20 @@ type driver struct {
 	e     *zktest.Ensemble
 	admin *zk.Conn
 	h     *history
-	ctx   context.Context
+	rec   recorder
+	// faultKinds are the faults the driver draws from.
+	faultKinds []weightedFault
+	ctx        context.Context
 
 	gens   []*generation
 	cur    *generation
 	rival  *generation
 	offset int64
 
-	payloads map[string]*payload
+	// workload chooses the calls; the driver makes them.
+	*workload
 	// notes tallies the change notifications the calls reported.
 	notes notificationTally
-	// basis holds, for each op of the call in flight, when the driver
-	// learned the version the op is conditioned on (0 for a create).
-	basis     map[string]int64
-	states    []string // partition state paths that exist
-	nextTopic int
 
 	calls      atomic.Int64 // library calls made
 	quiet      bool         // no more faults
@@ -257,13 +307,17 @@ func Run(t testing.TB, cfg Config) *Report {
 	defer cancel()
 	d := &driver{
 		t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), e: e, h: newHistory(), ctx: ctx,
-		payloads: map[string]*payload{}, basis: map[string]int64{}, faults: map[string]int{},
-		notes: notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
+		faults: map[string]int{},
+		notes:  notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
 	}
+	d.rec, d.faultKinds, d.workload = recorder{h: d.h, panicked: d.panicked}, faultTable(), newWorkload(d.rng)
 	d.admin = e.Connect(t)
 	d.setup()
 	d.run()
 	d.restarts.Wait()
+	if cfg.tamper != nil {
+		cfg.tamper(d)
+	}
 	d.finish()
 
 	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts,
@@ -295,6 +349,11 @@ func (d *driver) anomaly(check, format string, args ...any) {
 		d.anomalies = append(d.anomalies, a)
 	}
 	d.t.Logf("anomaly: %v", a)
+}
+
+// panicked records a call that panicked, with its stack.
+func (d *driver) panicked(rc record, p *panicError) {
+	d.anomaly(CheckPanic, "client %d: %s at [%d, %d] panicked: %v\n%s", rc.client, rc.desc, rc.Call, rc.Return, p.value, p.stack)
 }
 
 // anomalyCount returns the number of anomalies found so far.
@@ -390,7 +449,7 @@ func (d *driver) run() {
 		return
 	}
 	d.offset = d.cur.s.KRaftMetadataOffset
-	lastProgress := time.Now()
+	lastProgress, nextCheck := time.Now(), int64(checkEvery)
 	for int(d.calls.Load()) < d.cfg.Ops || d.totalFaults() < d.cfg.MinFaults {
 		if d.stopping() {
 			return
@@ -402,6 +461,26 @@ func (d *driver) run() {
 		if !d.step() {
 			return
 		}
+		if d.cfg.StopAtFirstAnomaly && d.calls.Load() >= nextCheck {
+			nextCheck = d.calls.Load() + checkEvery
+			d.checkInvariantsSoFar()
+		}
+	}
+}
+
+// checkEvery is how many calls apart a run that stops at its first anomaly
+// checks the invariants of the history recorded so far: what they find in
+// part of a history holds of the whole.
+const checkEvery = 100
+
+// checkInvariantsSoFar records what the invariants find in the history
+// recorded so far (they run again over the whole history at the end).
+func (d *driver) checkInvariantsSoFar() {
+	d.h.mu.Lock()
+	found := d.h.invariants()
+	d.h.mu.Unlock()
+	for _, f := range found {
+		d.anomaly(f.check, "%s", f.text)
 	}
 }
 
@@ -424,6 +503,7 @@ func (d *driver) finish() {
 	}
 	d.readFinalState()
 	d.checkNotifications()
+	d.checkNothingInvented()
 }
 
 // writeAfterFaults makes g's first write after the faults stopped and
