@@ -12,6 +12,9 @@ type clientConfig struct {
 	// passwords encodes and decodes password configs; nil for plain
 	// text (WithPasswordEncoder).
 	passwords *passwordencoder.Encoder
+	// rememberedPartitions bounds what the Client remembers
+	// (WithRememberedPartitions).
+	rememberedPartitions int
 }
 
 // fail records the error of an invalid option, unless an earlier one
@@ -24,7 +27,7 @@ func (c *clientConfig) fail(err error) {
 
 // buildConfig applies opts and returns the first invalid one's error.
 func buildConfig(opts []Option) (clientConfig, error) {
-	var c clientConfig
+	c := clientConfig{rememberedPartitions: DefaultRememberedPartitions}
 	for i, opt := range opts {
 		if opt == nil {
 			c.fail(invalidf("option %d is nil", i))
@@ -33,4 +36,19 @@ func buildConfig(opts []Option) (clientConfig, error) {
 		opt(&c)
 	}
 	return c, c.err
+}
+
+// WithRememberedPartitions bounds what the Client remembers to about n
+// partitions (24 bytes each, plus their topics' data); past it, the
+// partitions of further topics are read when a change needs them. 0
+// makes the Client remember nothing, so that every change reads what it
+// touches after a sync. A negative n is invalid.
+func WithRememberedPartitions(n int) Option {
+	return func(c *clientConfig) {
+		if n < 0 {
+			c.fail(invalidf("WithRememberedPartitions(%d): negative", n))
+			return
+		}
+		c.rememberedPartitions = n
+	}
 }
