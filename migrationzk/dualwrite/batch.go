@@ -96,6 +96,7 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 		}
 		st, res, err := b.c.w.ApplyAtomic(ctx, s, ops...)
 		b.c.mem.wrote(res)
+		b.c.report(TraceEvent{Kind: TraceTransaction, Ops: ops, Results: res, Err: err, Remembered: v.usedMemory})
 		if v.usedMemory && mended < maxMendRounds {
 			mended++
 		} else {
@@ -174,7 +175,9 @@ func (b *Batch) read(ctx context.Context, v *view) error {
 			return err
 		}
 		b.synced = true
+		b.c.report(TraceEvent{Kind: TraceSync})
 	}
+	b.c.report(TraceEvent{Kind: TraceReadWave, Reads: len(data), Listings: len(children)})
 	var zs []migrationzk.Znode
 	var ls []migrationzk.Listing
 	var dataErr, childrenErr error

@@ -67,3 +67,10 @@ func (c *Client) leave() {
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: dualwrite: "+format, append([]any{migrationzk.ErrInvalidArgument}, args...)...)
 }
+
+// report passes e to the trace hook, if any.
+func (c *Client) report(e TraceEvent) {
+	if c.cfg.trace != nil {
+		c.cfg.trace(e)
+	}
+}

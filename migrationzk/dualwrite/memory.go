@@ -288,6 +288,10 @@ func (m *memory) learnListing(l migrationzk.Listing) {
 	if m.limit == 0 {
 		return
 	}
+	if !l.Exists {
+		m.learnLocked(migrationzk.Znode{Path: l.Path, Version: -1}, 0)
+		return
+	}
 	topic, isList := partitionsListOf(l.Path)
 	if !isList {
 		m.dropUnlistedLocked(l)
@@ -439,7 +443,7 @@ func (m *memory) dropUnderLocked(p string) {
 		}
 	}
 	for topic, t := range m.topics {
-		if strings.HasPrefix(znode.TopicPath(topic)+"/", prefix) || strings.HasPrefix(znode.TopicPartitionsPath(topic), prefix) {
+		if q := znode.TopicPartitionsPath(topic); q == p || strings.HasPrefix(q, prefix) {
 			m.partitions -= len(t.parts)
 			delete(m.topics, topic)
 		}
@@ -470,9 +474,21 @@ func (m *memory) dropUnlistedLocked(l migrationzk.Listing) {
 		}
 	}
 	for topic, t := range m.topics {
-		if unlisted(znode.TopicPath(topic)) {
+		if unlisted(znode.TopicPartitionsPath(topic)) {
 			m.partitions -= len(t.parts)
 			delete(m.topics, topic)
 		}
 	}
+}
+
+// listed reports whether the children of p are remembered: p exists.
+func (m *memory) listed(p string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if topic, ok := partitionsListOf(p); ok {
+		t := m.topics[topic]
+		return t != nil && t.listed
+	}
+	_, ok := m.listings[p]
+	return ok
 }

@@ -1,6 +1,9 @@
 package dualwrite
 
-import "github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
+import (
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
+)
 
 // Option configures a Client. An invalid option makes New fail with an
 // error wrapping migrationzk.ErrInvalidArgument.
@@ -15,6 +18,8 @@ type clientConfig struct {
 	// rememberedPartitions bounds what the Client remembers
 	// (WithRememberedPartitions).
 	rememberedPartitions int
+	// trace is WithTrace's hook, or nil.
+	trace func(TraceEvent)
 }
 
 // fail records the error of an invalid option, unless an earlier one
@@ -52,3 +57,45 @@ func WithRememberedPartitions(n int) Option {
 		c.rememberedPartitions = n
 	}
 }
+
+// WithTrace makes the Client report to hook what each Batch.Apply sends:
+// its sync, each wave of reads, and each transaction with its results.
+// hook runs on the calling goroutine and must not call the Client.
+func WithTrace(hook func(TraceEvent)) Option {
+	return func(c *clientConfig) {
+		if hook == nil {
+			c.fail(invalidf("WithTrace(nil)"))
+			return
+		}
+		c.trace = hook
+	}
+}
+
+// TraceEvent is one step of a Batch.Apply, as WithTrace reports it.
+type TraceEvent struct {
+	Kind TraceKind
+	// Reads and Listings are how many znodes a TraceReadWave read and
+	// how many children lists it listed.
+	Reads, Listings int
+	// Ops and Results are a TraceTransaction's ops and their fate; Err
+	// is its error.
+	Ops     []migrationzk.Op
+	Results []migrationzk.OpResult
+	Err     error
+	// Remembered is set on a TraceTransaction planned partly from what
+	// the Client remembers.
+	Remembered bool
+}
+
+// TraceKind says what a TraceEvent reports.
+type TraceKind int
+
+// The steps WithTrace reports.
+const (
+	// TraceSync is the one sync a call makes before its first read.
+	TraceSync TraceKind = iota + 1
+	// TraceReadWave is a wave of reads sent at once.
+	TraceReadWave
+	// TraceTransaction is a Writer.ApplyAtomic of planned ops.
+	TraceTransaction
+)

@@ -220,10 +220,11 @@ func (b *Batch) UpdatePartitions(topic string, states map[int32]PartitionState) 
 	nameErr := topicNameRule(topic)
 	b.expect(len(ids))
 	return b.add(func(v *view, s migrationzk.State) bool {
-		if !v.admitName(nameErr, znode.TopicPath(topic)) || !v.checkAssigned(topic, ids, states) {
-			return false
-		}
-		return v.putPartitions(topic, ids, func(id int32) PartitionState { return states[id] }, s)
+		// Everything is asked for at once, so that a cold delta reads in
+		// one wave.
+		ok := v.admitName(nameErr, znode.TopicPath(topic))
+		ok = v.checkAssigned(topic, ids, states) && ok
+		return v.putPartitions(topic, ids, func(id int32) PartitionState { return states[id] }, s) && ok
 	}, err)
 }
 
@@ -315,10 +316,7 @@ func topicZnode(t Topic) znode.Topic {
 // partitions znode, holding the state stateOf gives it, stamped with s's
 // KRaft controller epoch. The topic znode must exist.
 func (v *view) putPartitions(topic string, ids []int32, stateOf func(id int32) PartitionState, s migrationzk.State) bool {
-	if !v.requireTopic(topic) {
-		return false
-	}
-	ok := true
+	ok := v.requireTopic(topic)
 	for _, id := range ids {
 		ok = v.putPartition(topic, id, stateOf(id), s) && ok
 	}

@@ -88,19 +88,22 @@ func (v *view) znode(p string) (migrationzk.Znode, bool) {
 // topic's partitions, a read of each.
 func (v *view) provenMissing(p string) bool {
 	for child, dir := p, parent(p); child != "/"; child, dir = dir, parent(dir) {
+		name := child[strings.LastIndexByte(child, '/')+1:]
 		if names, listed := v.children[dir]; listed {
-			_, found := slices.BinarySearch(names, child[strings.LastIndexByte(child, '/')+1:])
+			_, found := slices.BinarySearch(names, name)
 			return !found
+		}
+		if v.mem != nil {
+			if found, listed := v.mem.hasChild(dir, name); listed {
+				v.usedMemory = true
+				return !found
+			}
 		}
 		if z, read := v.znodes[dir]; read {
 			return !z.Exists
 		}
 		if v.mem == nil {
 			continue
-		}
-		if found, listed := v.mem.hasChild(dir, child[strings.LastIndexByte(child, '/')+1:]); listed {
-			v.usedMemory = true
-			return !found
 		}
 		if z, _, _, ok := v.mem.lookup(dir); ok {
 			v.usedMemory = true
@@ -138,6 +141,12 @@ func (v *view) current(p string) (migrationzk.Znode, bool) {
 // exists reports whether p exists once the ops planned so far apply, and
 // whether that is known.
 func (v *view) exists(p string) (bool, bool) {
+	_, planned := v.planned[p]
+	_, read := v.znodes[p]
+	if !planned && !read && v.mem != nil && v.mem.listed(p) {
+		v.usedMemory = true // a listing of p proves it exists
+		return true, true
+	}
 	z, ok := v.current(p)
 	return z.Exists, ok
 }
@@ -146,6 +155,12 @@ func (v *view) exists(p string) (bool, bool) {
 func (v *view) childrenOf(p string) ([]string, bool) {
 	if c, ok := v.children[p]; ok {
 		return c, true
+	}
+	if z, planned := v.planned[p]; planned && (!z.Exists || z.Version == 0) {
+		return nil, true // deleted, or created, by this batch
+	}
+	if v.provenMissing(p) {
+		return nil, true
 	}
 	if v.mem != nil {
 		if c, ok := v.mem.children(p); ok {
