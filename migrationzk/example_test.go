@@ -113,3 +113,26 @@ func ExampleInitialState() {
 	fmt.Println(s.KRaftMetadataOffset, s.MigrationZkVersion, s.ZkControllerEpochZkVersion)
 	// Output: -1 -1 -1
 }
+
+// Sorting the ops of a batch by what they do to their znodes.
+func ExampleOp_Kind() {
+	ops := []migrationzk.Op{
+		migrationzk.Create("/brokers/topics/foo", nil),
+		migrationzk.SetData("/brokers/topics/bar/partitions/0/state", []byte(`{}`), 4),
+		migrationzk.Delete("/brokers/topics/baz", -1),
+	}
+	for _, o := range ops {
+		switch o.Kind() {
+		case migrationzk.OpCreate:
+			fmt.Println("creates", o.Path())
+		case migrationzk.OpSetData:
+			fmt.Println("sets", o.Path(), "at version", o.Version())
+		case migrationzk.OpDelete:
+			fmt.Println("deletes", o.Path())
+		}
+	}
+	// Output:
+	// creates /brokers/topics/foo
+	// sets /brokers/topics/bar/partitions/0/state at version 4
+	// deletes /brokers/topics/baz
+}

@@ -8,25 +8,42 @@ import (
 	"go.uber.org/multierr"
 )
 
-type opKind uint8
+// OpKind is what an Op does to its znode: create it, set its data or
+// delete it.
+type OpKind uint8
 
+// The kinds of Op.
 const (
-	kindCreate opKind = iota + 1
-	kindSetData
-	kindDelete
+	// OpCreate creates the znode (CreateSequential makes one too).
+	OpCreate OpKind = iota + 1
+	// OpSetData sets the znode's data.
+	OpSetData
+	// OpDelete deletes the znode.
+	OpDelete
 )
 
-func (k opKind) String() string {
+// String names the kind as Op.String does: "create", "setData" or
+// "delete".
+func (k OpKind) String() string {
 	switch k {
-	case kindCreate:
+	case OpCreate:
 		return "create"
-	case kindSetData:
+	case OpSetData:
 		return "setData"
-	case kindDelete:
+	case OpDelete:
 		return "delete"
 	}
 	return "invalid"
 }
+
+// opKind is the kind an Op carries.
+type opKind = OpKind
+
+const (
+	kindCreate  = OpCreate
+	kindSetData = OpSetData
+	kindDelete  = OpDelete
+)
 
 // Op is one write of a dual-write batch. Make it with Create, SetData or
 // Delete; paths are relative to the Writer's root.
@@ -72,6 +89,9 @@ func Delete(path string, version int32) Op {
 // Path returns the op's path, relative to the Writer's root: for
 // CreateSequential, the prefix of the name ZooKeeper gives.
 func (o Op) Path() string { return o.path }
+
+// Kind returns what the op does to its znode.
+func (o Op) Kind() OpKind { return o.kind }
 
 // Sequential reports whether the op is a CreateSequential.
 func (o Op) Sequential() bool { return o.sequential }

@@ -109,15 +109,15 @@ func (d *driver) adminReads(paths []string, slotsOf []int, groups []string) ([]v
 	return vs, true
 }
 
-// checkMigration reads /migration and /controller_epoch right after a call
-// returned s, and compares.
-func (d *driver) checkMigration(g *generation, s migrationzk.State, call, ret int64) {
+// checkMigration reads /migration and /controller_epoch right after call
+// rc returned s, and compares.
+func (d *driver) checkMigration(g *generation, s migrationzk.State, rc record) {
 	vs, ok := d.adminReads([]string{d.p("/migration"), d.p("/controller_epoch")}, []int{slotMigration, slotEpoch}, []string{migrationGroup, migrationGroup})
 	if !ok {
 		return
 	}
 	v := vs[0]
-	if d.h.foreignDuring(d.p("/migration"), call, ret) {
+	if d.h.foreignDuring(d.p("/migration"), rc.Call, rc.Return) {
 		return // a foreign write during the call may have moved it since
 	}
 	want := string(stateData(s))
@@ -139,9 +139,9 @@ type payloadCheck struct {
 	deleted bool
 }
 
-// checkPayloads reads payload znodes right after a call that returned at
-// ret said they hold the given data at the given versions.
-func (d *driver) checkPayloads(checks []payloadCheck, call, ret int64) {
+// checkPayloads reads payload znodes right after call rc said they hold
+// the given data at the given versions.
+func (d *driver) checkPayloads(checks []payloadCheck, rc record) {
 	if len(checks) == 0 {
 		return
 	}
@@ -156,7 +156,7 @@ func (d *driver) checkPayloads(checks []payloadCheck, call, ret int64) {
 	}
 	for i, c := range checks {
 		v := vs[i]
-		if d.h.foreignDuring(c.path, call, ret) {
+		if d.h.foreignDuring(c.path, rc.Call, rc.Return) {
 			continue
 		}
 		switch {

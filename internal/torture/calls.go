@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -48,21 +47,23 @@ func (d *driver) classify(g *generation, ctx context.Context, err error) outcome
 func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State, from int64) outcome {
 	d.calls.Add(1)
 	data := string(stateData(s))
-	call := d.callTime(from)
-	out, err := g.w.Update(ctx, s)
-	ret := d.h.now()
+	var out migrationzk.State
+	var err error
+	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("update by %d offset %d", g.id, s.KRaftMetadataOffset), func() (err error) {
+		out, err = g.w.Update(ctx, s)
+		return err
+	})
 	o := d.classify(g, ctx, err)
 	conds := []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion},
 		{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion}}
-	desc := fmt.Sprintf("update by %d offset %d", g.id, s.KRaftMetadataOffset)
 	switch {
 	case err == nil:
 		if out.MigrationZkVersion != s.MigrationZkVersion+1 {
-			d.anomaly(CheckVersion, "%s: version %d from %d", desc, out.MigrationZkVersion, s.MigrationZkVersion)
+			d.anomaly(CheckVersion, "%s: version %d from %d", rc.desc, out.MigrationZkVersion, s.MigrationZkVersion)
 		}
-		d.written(g, out, conds, data, desc, call, ret)
+		d.written(g, out, conds, data, rc)
 	case errors.Is(err, migrationzk.ErrOutcomeUnknown), o.conflict:
-		d.maybeWritten(g, o, conds, data, desc, call, ret)
+		d.maybeWritten(g, o, conds, data, rc)
 	}
 	// Fenced and not in doubt: ZooKeeper refused the only copy, so the
 	// history records no write.
@@ -70,48 +71,38 @@ func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State,
 }
 
 // written records a call that said it wrote /migration, and checks it.
-func (d *driver) written(g *generation, out migrationzk.State, conds []cond, data, desc string, call, ret int64) {
-	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite, Conds: conds,
-		Effects: []effect{{Slot: slotMigration, Data: data, Version: out.MigrationZkVersion}}, Desc: desc}})
-	d.h.addSuccess(success{Path: d.p("/migration"), Version: out.MigrationZkVersion, Learned: g.learned,
-		At: span{call, ret}, Client: g.client(), What: desc})
-	d.checkMigration(g, out, call, ret)
-	g.s, g.learned, g.since = out, ret, call
+func (d *driver) written(g *generation, out migrationzk.State, conds []cond, data string, rc record) {
+	d.h.add(migrationGroup, rc.op(step{Kind: stepWrite, Conds: conds,
+		Effects: []effect{{Slot: slotMigration, Data: data, Version: out.MigrationZkVersion}}}))
+	d.h.addSuccess(rc.success(d.p("/migration"), out.MigrationZkVersion, g.learned))
+	d.checkMigration(g, out, rc)
+	g.s, g.learned, g.since = out, rc.Return, rc.Call
 }
 
 // maybeWritten records a call whose write to /migration may or may not
 // have happened.
-func (d *driver) maybeWritten(g *generation, o outcome, conds []cond, data, desc string, call, ret int64) {
-	end := ret
+func (d *driver) maybeWritten(g *generation, o outcome, conds []cond, data string, rc record) {
+	doubt := rc
 	if o.retry {
-		end = never
+		doubt = rc.inDoubt()
 	}
-	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: end, Step: step{Kind: stepMaybe, Conds: conds,
-		Effects: []effect{{Slot: slotMigration, Data: data, Version: -1}}, Desc: desc + " (" + short(o.err) + ")"}})
-	d.recordConflict(g, o.err, call, ret, desc)
-}
-
-// callTime is the time a call is recorded as made: from, or now for 0.
-func (d *driver) callTime(from int64) int64 {
-	if from > 0 {
-		return from
-	}
-	return d.h.now()
+	d.h.add(migrationGroup, doubt.op(step{Kind: stepMaybe, Conds: conds,
+		Effects: []effect{{Slot: slotMigration, Data: data, Version: -1}}, Desc: rc.desc + " (" + short(o.err) + ")"}))
+	d.recordConflict(g, o.err, rc)
 }
 
 // recordConflict records what a *ConflictError says.
-func (d *driver) recordConflict(g *generation, err error, call, ret int64, desc string) {
+func (d *driver) recordConflict(g *generation, err error, rc record) {
 	var ce *migrationzk.ConflictError
 	if !errors.As(err, &ce) {
 		return
 	}
-	d.h.addConflict(conflictReport{Path: d.p("/migration"), Since: g.since, At: span{call, ret}, What: desc})
+	d.h.addConflict(conflictReport{Path: d.p("/migration"), Since: g.since, At: rc.span, What: rc.desc})
 	seen := value{Exists: ce.CurrentVersion >= 0, Version: ce.CurrentVersion}
 	if seen.Exists {
 		seen.Data = string(ce.CurrentData)
 	}
-	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepRead,
-		Obs: []obs{{Slot: slotMigration, Val: seen}}, Desc: desc + " conflict report"}})
+	d.h.add(migrationGroup, rc.op(step{Kind: stepRead, Obs: []obs{{Slot: slotMigration, Val: seen}}, Desc: rc.desc + " conflict report"}))
 }
 
 // apply makes one Apply call and records it, as if called at from (its
@@ -119,26 +110,29 @@ func (d *driver) recordConflict(g *generation, err error, call, ret int64, desc 
 // transaction, then each op as its result says.
 func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, ops []migrationzk.Op, from int64) outcome {
 	d.calls.Add(1)
-	call := d.callTime(from)
-	out, res, err := g.w.Apply(ctx, s, ops...)
-	ret := d.h.now()
+	var out migrationzk.State
+	var res []migrationzk.OpResult
+	var err error
+	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops)), func() (err error) {
+		out, res, err = g.w.Apply(ctx, s, ops...)
+		return err
+	})
 	o := d.classify(g, ctx, err)
-	desc := fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops))
-	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), desc, call, ret)
+	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), rc)
 	if res == nil && err == nil {
-		d.anomaly(CheckResults, "%s: no results", desc)
+		d.anomaly(CheckResults, "%s: no results", rc.desc)
 	}
-	d.recordResults(g, res, err, o, out, desc, call, ret)
+	d.recordResults(g, res, err, o, out, rc)
 	return o
 }
 
 // recordResults records each op of a batch as its result says, checks
 // what ZooKeeper holds of those that landed, and rereads those refused.
-func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err error, o outcome, out migrationzk.State, desc string, call, ret int64) {
+func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err error, o outcome, out migrationzk.State, rc record) {
 	var reread []string
 	var checks []payloadCheck
 	for i, r := range res {
-		opDesc := fmt.Sprintf("%s op %d %v", desc, i, r.Op)
+		opRec := rc.part(fmt.Sprintf("%s op %d %v", rc.desc, i, r.Op))
 		rel := r.Path // for a sequential create, the name ZooKeeper gave, if known
 		var oe *migrationzk.OpError
 		switch {
@@ -148,22 +142,22 @@ func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err er
 			if r.Recovered || (err == nil && out.Recovered) {
 				// A copy of the op's transaction landed before a reread
 				// proved it; the op may have been sent again after it.
-				d.opMaybeWritten(g, r.Op, rel, nil, false, opDesc+" first copy", call, ret)
+				d.opMaybeWritten(r.Op, rel, nil, false, opRec.part(opRec.desc+" first copy"))
 			}
-			checks = append(checks, d.opWritten(g, r.Op, rel, r.Version, opDesc, call, ret))
+			checks = append(checks, d.opWritten(r.Op, rel, r.Version, opRec))
 		case errors.As(r.Err, &oe):
-			d.opRefused(g, r.Op, rel, oe, opDesc, call, ret)
+			d.opRefused(r.Op, rel, oe, opRec)
 			reread = append(reread, rel)
 		case errors.Is(r.Err, migrationzk.ErrNotApplied):
 			if err == nil {
-				d.anomaly(CheckResults, "%s: op %d not applied in a batch that succeeded", desc, i)
+				d.anomaly(CheckResults, "%s: op %d not applied in a batch that succeeded", rc.desc, i)
 			}
 		default:
 			retry := errors.Is(r.Err, migrationzk.ErrOutcomeUnknown) && o.retry
-			d.opMaybeWritten(g, r.Op, rel, r.Err, retry, opDesc, call, ret)
+			d.opMaybeWritten(r.Op, rel, r.Err, retry, opRec)
 		}
 	}
-	d.checkPayloads(checks, call, ret)
+	d.checkPayloads(checks, rc)
 	for _, p := range reread {
 		d.relearn(p)
 	}
@@ -171,7 +165,7 @@ func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err er
 
 // recordApplyCheckpoint records what an Apply call of s, classified as o,
 // did to /migration, and checks it when it said it wrote.
-func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, o outcome, refused int, desc string, call, ret int64) {
+func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, o outcome, refused int, rc record) {
 	data := string(stateData(s))
 	epochCond := cond{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion}
 	switch {
@@ -188,68 +182,66 @@ func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, 
 			// landed earlier, and the parts ZooKeeper's refusals split the
 			// rest into, each moving /migration by one.
 			for v := s.MigrationZkVersion; v < out.MigrationZkVersion-1; v++ {
-				d.earlierPart(g, v, data, epochCond, desc, call, ret)
+				d.earlierPart(g, v, data, epochCond, rc)
 			}
 		default:
-			d.anomaly(CheckVersion, "%s: /migration version %d from %d with %d ops refused", desc, out.MigrationZkVersion, s.MigrationZkVersion, refused)
+			d.anomaly(CheckVersion, "%s: /migration version %d from %d with %d ops refused", rc.desc, out.MigrationZkVersion, s.MigrationZkVersion, refused)
 		}
-		d.written(g, out, []cond{from, epochCond}, data, desc, call, ret)
+		d.written(g, out, []cond{from, epochCond}, data, rc)
 	case o.retry && errors.Is(o.err, migrationzk.ErrOutcomeUnknown), o.conflict, o.fenced:
-		d.maybeWritten(g, o, []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion}, epochCond}, data, desc, call, ret)
+		d.maybeWritten(g, o, []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion}, epochCond}, data, rc)
 	}
 }
 
 // earlierPart records a transaction of a call that returned at ret after
 // moving /migration from version from (with our content: the model does
 // not tell it from the content it rewrote) before its last one.
-func (d *driver) earlierPart(g *generation, from int32, data string, epochCond cond, desc string, call, ret int64) {
-	what := fmt.Sprintf("%s part to version %d", desc, from+1)
-	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite,
+func (d *driver) earlierPart(g *generation, from int32, data string, epochCond cond, rc record) {
+	part := rc.part(fmt.Sprintf("%s part to version %d", rc.desc, from+1))
+	d.h.add(migrationGroup, part.op(step{Kind: stepWrite,
 		Conds:   []cond{{Slot: slotMigration, Kind: condVersion, Version: from}, epochCond},
-		Effects: []effect{{Slot: slotMigration, Data: data, Version: from + 1}}, Desc: what}})
-	d.h.addSuccess(success{Path: d.p("/migration"), Version: from + 1, Learned: g.learned,
-		At: span{call, ret}, Client: g.client(), What: what})
+		Effects: []effect{{Slot: slotMigration, Data: data, Version: from + 1}}}))
+	d.h.addSuccess(part.success(d.p("/migration"), from+1, g.learned))
 }
 
 // opWritten records an op of a batch that Apply said landed at version,
 // and returns what ZooKeeper must hold right after.
-func (d *driver) opWritten(g *generation, o migrationzk.Op, rel string, version int32, opDesc string, call, ret int64) payloadCheck {
+func (d *driver) opWritten(o migrationzk.Op, rel string, version int32, rc record) payloadCheck {
 	path := d.p(rel)
-	eff := payloadEffect(o, version)
-	d.h.add(path, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite, Conds: []cond{payloadCond(o)},
-		Effects: []effect{eff}, Desc: opDesc}})
+	d.h.add(path, rc.op(step{Kind: stepWrite, Conds: []cond{payloadCond(o)}, Effects: []effect{payloadEffect(o, version)}}))
 	learned := int64(-1)
 	if pl := d.payloads[rel]; pl != nil {
 		learned = pl.learned
 	}
-	d.h.addSuccess(success{Path: path, Version: version, Learned: learned, At: span{call, ret}, Client: g.client(), What: opDesc})
+	written := rc.success(path, version, learned)
+	written.Data = string(o.Data())
+	d.h.addSuccess(written)
 	// Learned as of the call's start: another party may have written the
 	// znode since the op, while the call was in flight.
-	d.learn(rel, !isDelete(o), version, call)
-	return payloadCheck{path: path, data: o.Data(), version: version, desc: opDesc, deleted: isDelete(o)}
+	d.learn(rel, !isDelete(o), version, rc.Call)
+	return payloadCheck{path: path, data: o.Data(), version: version, desc: rc.desc, deleted: isDelete(o)}
 }
 
 // opRefused records an op of a batch that ZooKeeper refused (*OpError): a
 // conflict on its znode.
-func (d *driver) opRefused(g *generation, o migrationzk.Op, rel string, oe *migrationzk.OpError, opDesc string, call, ret int64) {
+func (d *driver) opRefused(o migrationzk.Op, rel string, oe *migrationzk.OpError, rc record) {
 	d.conflicts++
 	path := d.p(rel)
-	d.h.add(path, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepRefused, Conds: []cond{payloadCond(o)}, Desc: opDesc + " refused"}})
+	d.h.add(path, rc.op(step{Kind: stepRefused, Conds: []cond{payloadCond(o)}, Desc: rc.desc + " refused"}))
 	// The op's version was learned when the work was chosen; retries of
 	// the call send it as it was.
-	d.h.addConflict(conflictReport{Path: path, Since: d.basis[rel], At: span{call, ret}, What: opDesc + ": " + oe.Err.Error()})
+	d.h.addConflict(conflictReport{Path: path, Since: d.basis[rel], At: rc.span, What: rc.desc + ": " + oe.Err.Error()})
 }
 
 // opMaybeWritten records an op of a batch that may or may not have landed,
 // failed with err; when the call is to be retried, it may land at any
 // later moment.
-func (d *driver) opMaybeWritten(g *generation, o migrationzk.Op, rel string, err error, retry bool, opDesc string, call, ret int64) {
-	end := ret
+func (d *driver) opMaybeWritten(o migrationzk.Op, rel string, err error, retry bool, rc record) {
 	if retry {
-		end = never
+		rc = rc.inDoubt()
 	}
-	d.h.add(d.p(rel), op{Client: g.client(), Call: call, Return: end, Step: step{Kind: stepMaybe, Conds: []cond{payloadCond(o)},
-		Effects: []effect{payloadEffect(o, -1)}, Desc: opDesc + " (" + short(err) + ")"}})
+	d.h.add(d.p(rel), rc.op(step{Kind: stepMaybe, Conds: []cond{payloadCond(o)},
+		Effects: []effect{payloadEffect(o, -1)}, Desc: rc.desc + " (" + short(err) + ")"}))
 }
 
 // getOrCreate calls GetOrCreate until it settles and records it.
@@ -259,17 +251,21 @@ func (d *driver) getOrCreate(g *generation) bool {
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
 		d.calls.Add(1)
 		ctx, cancel := context.WithTimeout(d.ctx, callTimeout)
-		call := d.h.now()
-		s, res, err := g.w.GetOrCreate(ctx, in)
-		ret := d.h.now()
+		var s migrationzk.State
+		var res migrationzk.GetOrCreateResult
+		var err error
+		rc, err := d.rec.wrap(g.client(), 0, fmt.Sprintf("GetOrCreate by %d", g.id), func() (err error) {
+			s, res, err = g.w.GetOrCreate(ctx, in)
+			return err
+		})
 		cancel()
 		if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 			d.unknown.Add(1)
 			d.mend(g, err)
 			data := string(stateData(in))
-			d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: never, Step: step{Kind: stepMaybe,
+			d.h.add(migrationGroup, rc.inDoubt().op(step{Kind: stepMaybe,
 				Conds: []cond{{Slot: slotMigration, Kind: condAbsent}}, Effects: []effect{{Slot: slotMigration, Create: true, Data: data, Version: -1}},
-				Desc: "create /migration (unknown)"}})
+				Desc: "create /migration (unknown)"}))
 			continue
 		}
 		if err != nil {
@@ -280,13 +276,12 @@ func (d *driver) getOrCreate(g *generation) bool {
 		// found, whose identity the returned State does not adopt.
 		created, held := string(stateData(s)), heldState(s, res)
 		data := string(stateData(held))
-		d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepReadOrCreate,
+		d.h.add(migrationGroup, rc.op(step{Kind: stepReadOrCreate,
 			Conds:   []cond{{Slot: slotMigration, Kind: condAbsent}},
 			Effects: []effect{{Slot: slotMigration, Create: true, Data: created, Version: 0}},
-			Obs:     []obs{{Slot: slotMigration, Val: value{Exists: true, Version: s.MigrationZkVersion, Data: data}}},
-			Desc:    fmt.Sprintf("GetOrCreate by %d", g.id)}})
-		d.checkMigration(g, held, call, ret)
-		g.s, g.learned, g.since = s, ret, call
+			Obs:     []obs{{Slot: slotMigration, Val: value{Exists: true, Version: s.MigrationZkVersion, Data: data}}}}))
+		d.checkMigration(g, held, rc)
+		g.s, g.learned, g.since = s, rc.Return, rc.Call
 		return true
 	}
 	d.anomaly(CheckStuck, "stuck: controller %d: GetOrCreate outcome unknown %d times", g.id, maxAttempts)
@@ -294,10 +289,10 @@ func (d *driver) getOrCreate(g *generation) bool {
 }
 
 // isCreate reports whether o creates its znode.
-func isCreate(o migrationzk.Op) bool { return strings.HasPrefix(o.String(), "create ") }
+func isCreate(o migrationzk.Op) bool { return o.Kind() == migrationzk.OpCreate }
 
 // isDelete reports whether o deletes its znode.
-func isDelete(o migrationzk.Op) bool { return strings.HasPrefix(o.String(), "delete ") }
+func isDelete(o migrationzk.Op) bool { return o.Kind() == migrationzk.OpDelete }
 
 // payloadCond is the condition an op puts on its own znode.
 func payloadCond(o migrationzk.Op) cond {

@@ -24,8 +24,13 @@ const (
 	// its acknowledgement arrived.
 	CheckFenceAdopted = "fence-adopted"
 	// CheckAfterTenure: a write accepted from a writer after its tenure
-	// ended (another party moved /controller_epoch before the call).
+	// ended (ZooKeeper was known to have seen a later claim before the
+	// call).
 	CheckAfterTenure = "write-after-tenure"
+	// CheckTenure: a /controller_epoch version held by two identities, or
+	// by one after another party produced it, or a claim resumed after
+	// the tenure it resumes ended.
+	CheckTenure = "tenure"
 	// CheckRetired: a fenced writer not retired, or not silent.
 	CheckRetired = "retired"
 	// CheckClaim: a claim with an outcome its situation rules out.
@@ -34,6 +39,9 @@ const (
 	// /controller_epoch below the claimant's KRaft epoch, or reported an
 	// epoch ZooKeeper does not hold.
 	CheckRollbackSafe = "rollback-safe"
+	// CheckInvented: a znode exists that neither the workload asked for
+	// nor another party wrote.
+	CheckInvented = "invented"
 	// CheckNotification: a change notification written twice, or for a
 	// change that did not land, or missing for one that did.
 	CheckNotification = "notification"
@@ -43,6 +51,9 @@ const (
 	// controller or epoch than the writer's claim (one taken from
 	// /migration, say).
 	CheckIdentity = "identity"
+	// CheckPanic: a call panicked inside the library (the anomaly holds
+	// the stack).
+	CheckPanic = "panic"
 	// CheckStuck: a writer that cannot make progress.
 	CheckStuck = "stuck"
 	// CheckUnexpected: an error the situation does not explain.

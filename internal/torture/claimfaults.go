@@ -102,10 +102,15 @@ func (d *driver) foreignEpoch(kind string, ctl *znode.Controller, same bool) boo
 		value++
 	}
 	data := znode.EncodeControllerEpoch(value)
-	call := d.h.now()
-	err = d.electOrRaise(epochPath, data, cur.Version, ctl)
-	d.recordForeign(kind, epochPath, migrationGroup, slotEpoch, call, err,
-		cond{Kind: condVersion, Version: cur.Version}, effect{Data: string(data), Version: cur.Version + 1})
+	rc, err := d.foreign(kind, epochPath, migrationGroup, slotEpoch, cond{Kind: condVersion, Version: cur.Version},
+		effect{Data: string(data)}, func() (int32, error) { return cur.Version + 1, d.electOrRaise(epochPath, data, cur.Version, ctl) })
+	if err == nil {
+		who := identity{Anonymous: true}
+		if ctl != nil {
+			who = identity{ID: ctl.BrokerID, Epoch: ctl.KRaftControllerEpoch}
+		}
+		d.h.addClaim(claimRecord{Who: who, Version: cur.Version + 1, Value: value, At: rc.span})
+	}
 	return err == nil
 }
 

@@ -10,33 +10,105 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
-// faultWeights are the relative chances of each kind of fault.
-var faultWeights = [...]struct {
-	kind   string
-	weight int
-}{
-	{FaultDropReply, 6}, {FaultDropRequest, 4}, {FaultCutRequest, 4},
-	{FaultKillMember, 2}, {FaultKillClientMember, 2}, {FaultExpireSession, 3},
-	{FaultRival, 2}, {FaultForeignWrite, 3},
-	{FaultABAWrite, 3}, {FaultTenureEnds, 2}, {FaultRecreate, 5},
-	{FaultClaimRace, 1}, {FaultBrokerWins, 1}, {FaultClaimTenureEnds, 1},
-	{FaultClaimTwin, 1}, {FaultDeadlineInDoubt, 2},
+// fault is one kind of fault the driver injects around a call.
+type fault interface {
+	// name is the kind, as counted in Report.Faults.
+	name() string
+	// available reports whether the fault can be injected now (a member
+	// can be killed, no rival is waiting to take over).
+	available(d *driver) bool
+	// inject sets the fault up around the coming call c, at once, at a
+	// random moment during the call, or at the exact moment a request of
+	// the call reaches the server or its reply comes back, and returns
+	// the faults it armed on the caller's dialer.
+	inject(d *driver, c coming) []*zktest.Armed
 }
 
-// pickFault draws the kind of the next fault by faultWeights.
-func (d *driver) pickFault() string {
+// coming is the call a fault is injected around: g's call making wk (to
+// which a fault may add ops) and writing s.
+type coming struct {
+	g  *generation
+	wk *work
+	s  migrationzk.State
+}
+
+// faultKind is a fault made of its name and two functions.
+type faultKind struct {
+	kind    string
+	canNow  func(d *driver) bool // nil: always available
+	arrange func(d *driver, c coming) []*zktest.Armed
+}
+
+func (f faultKind) name() string { return f.kind }
+
+func (f faultKind) available(d *driver) bool { return f.canNow == nil || f.canNow(d) }
+
+func (f faultKind) inject(d *driver, c coming) []*zktest.Armed { return f.arrange(d, c) }
+
+// weightedFault is a fault with its relative chance of being drawn.
+type weightedFault struct {
+	fault
+	weight int
+}
+
+// faultTable lists every fault the driver injects with its weight.
+func faultTable() []weightedFault {
+	net := func(a zktest.Action) func(*driver, coming) []*zktest.Armed {
+		return func(d *driver, c coming) []*zktest.Armed { return d.injectNetFault(c.g, *c.wk, a) }
+	}
+	rival := func(kind string) func(*driver, coming) []*zktest.Armed {
+		return func(d *driver, c coming) []*zktest.Armed { return d.injectRival(c.g, kind) }
+	}
+	noRival := func(d *driver) bool { return d.rival == nil }
+	return []weightedFault{
+		{faultKind{FaultDropReply, nil, net(zktest.DropReply)}, 6},
+		{faultKind{FaultDropRequest, nil, net(zktest.DropRequest)}, 4},
+		{faultKind{FaultCutRequest, nil, net(zktest.CutRequest)}, 4},
+		{faultKind{FaultKillMember, func(d *driver) bool { return d.canKill(FaultKillMember, FaultKillClientMember) },
+			func(d *driver, _ coming) []*zktest.Armed { return d.injectKillMember() }}, 2},
+		{faultKind{FaultKillClientMember, func(d *driver) bool { return d.canKill(FaultKillClientMember, FaultKillMember) },
+			func(d *driver, c coming) []*zktest.Armed { return d.injectKillClientMember(c.g) }}, 2},
+		{faultKind{FaultExpireSession, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectExpireSession(c.g) }}, 3},
+		{faultKind{FaultRival, noRival, rival("")}, 2},
+		{faultKind{FaultForeignWrite, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectForeignWrite(c.g, *c.wk) }}, 3},
+		{faultKind{FaultABAWrite, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectABA(c.g, *c.wk, c.s) }}, 3},
+		{faultKind{FaultTenureEnds, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectTenureEnds(c.g) }}, 2},
+		{faultKind{FaultRecreate, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectRecreate(c.g, c.wk) }}, 5},
+		{faultKind{FaultClaimRace, noRival, rival(FaultClaimRace)}, 1},
+		{faultKind{FaultBrokerWins, noRival, rival(FaultBrokerWins)}, 1},
+		{faultKind{FaultClaimTenureEnds, noRival, rival(FaultClaimTenureEnds)}, 1},
+		{faultKind{FaultClaimTwin, noRival, rival(FaultClaimTwin)}, 1},
+		{faultKind{FaultDeadlineInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectDeadlineInDoubt(c.g) }}, 2},
+	}
+}
+
+// pickFault draws, by weight, one of the faults available now.
+func (d *driver) pickFault() fault {
+	var open []weightedFault
 	total := 0
-	for _, w := range faultWeights {
-		total += w.weight
+	for _, f := range d.faultKinds {
+		if f.available(d) {
+			open = append(open, f)
+			total += f.weight
+		}
 	}
 	n := d.rng.Intn(total)
-	for _, w := range faultWeights {
-		if n < w.weight {
-			return w.kind
+	for _, f := range open {
+		if n < f.weight {
+			return f.fault
 		}
-		n -= w.weight
+		n -= f.weight
 	}
-	return FaultDropReply
+	return open[0].fault
+}
+
+// canKill reports whether a member can be killed now for a fault of kind:
+// none is down, the last restart is KillGap behind, and kind killed no
+// more often than other (kills are rare: the two kinds take turns).
+func (d *driver) canKill(kind, other string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.down == nil && !d.quiet && time.Since(d.lastUp) >= d.cfg.KillGap && d.faults[kind] <= d.faults[other]
 }
 
 // netFaultActions maps the fault kinds that act on one request or reply
@@ -54,39 +126,11 @@ var (
 	}
 )
 
-// inject sets up one fault around the coming call of g, which makes wk
-// (adding ops the fault needs) and writes s: at once, at a random moment during the call, or at the
-// exact moment a request of the call reaches the server or its reply comes
-// back. It picks the kind and leaves the rest to the kind's own method. It
-// returns the faults armed on g's dialer.
+// inject sets up one fault, drawn among those available, around the
+// coming call of g, which makes wk (adding ops the fault needs) and writes
+// s. It returns the faults armed on g's dialer.
 func (d *driver) inject(g *generation, wk *work, s migrationzk.State) []*zktest.Armed {
-	switch kind := d.pickFault(); kind {
-	case FaultDropReply, FaultDropRequest, FaultCutRequest:
-		return d.injectNetFault(g, *wk, netFaultActions[kind])
-	case FaultKillMember, FaultKillClientMember:
-		// Kills are rare (KillGap apart): the kind killed less so far.
-		if d.killed(FaultKillMember) <= d.killed(FaultKillClientMember) {
-			return d.injectKillMember()
-		}
-		return d.injectKillClientMember(g)
-	case FaultExpireSession:
-		return d.injectExpireSession(g)
-	case FaultRival:
-		return d.injectRival(g, "")
-	case FaultClaimRace, FaultBrokerWins, FaultClaimTenureEnds, FaultClaimTwin:
-		return d.injectRival(g, kind)
-	case FaultForeignWrite:
-		return d.injectForeignWrite(g, *wk)
-	case FaultTenureEnds:
-		return d.injectTenureEnds(g)
-	case FaultABAWrite:
-		return d.injectABA(g, *wk, s)
-	case FaultRecreate:
-		return d.injectRecreate(g, wk)
-	case FaultDeadlineInDoubt:
-		return d.injectDeadlineInDoubt(g)
-	}
-	return nil
+	return d.pickFault().inject(d, coming{g: g, wk: wk, s: s})
 }
 
 // callWrite matches the coming call's write: every transaction holds
@@ -313,13 +357,6 @@ func (d *driver) reserveDown(m *zktest.Member) bool {
 	d.down = m
 	d.restarts.Add(1)
 	return true
-}
-
-// killed returns how many faults of kind were injected so far.
-func (d *driver) killed(kind string) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.faults[kind]
 }
 
 // killAndRestart kills m (SIGKILL) and restarts it after down in the

@@ -21,9 +21,7 @@ func (d *driver) foreignWrite(rng *rand.Rand, g *generation, wk work) {
 	switch {
 	case r < 0.3 && len(wk.ops) > 0 && isCreate(wk.ops[0]):
 		path := d.p(wk.ops[0].Path())
-		call := d.h.now()
-		_, err := d.admin.Create(path, []byte("foreign"), 0, zk.WorldACL(zk.PermAll))
-		d.recordForeign(FaultForeignWrite, path, path, 0, call, err, cond{Kind: condAbsent}, effect{Create: true, Data: "foreign", Version: 0})
+		d.foreignCreate(FaultForeignWrite, path, []byte("foreign"))
 	case r < 0.6 && len(wk.ops) > 0:
 		o := wk.ops[rng.Intn(len(wk.ops))]
 		if isCreate(o) {
@@ -37,9 +35,8 @@ func (d *driver) foreignWrite(rng *rand.Rand, g *generation, wk work) {
 		}
 		st := znode.PartitionState{ControllerEpoch: g.epoch, Leader: 99, LeaderEpoch: cur.Version + 1, ISR: []int32{99}}
 		data := st.Encode()
-		call := d.h.now()
-		_, err := d.admin.Set(path, data, cur.Version)
-		d.recordForeign(FaultForeignWrite, path, path, 0, call, err, cond{Kind: condVersion, Version: cur.Version}, effect{Data: string(data), Version: cur.Version + 1})
+		_, _ = d.foreign(FaultForeignWrite, path, path, 0, cond{Kind: condVersion, Version: cur.Version}, effect{Data: string(data)},
+			func() (int32, error) { return setData(d.admin, path, data, cur.Version) })
 	default:
 		d.foreignMigration(g)
 	}
@@ -59,62 +56,68 @@ func (d *driver) foreignMigration(g *generation) {
 	}
 	data := znode.Migration{KRaftMetadataOffset: m.KRaftMetadataOffset - 1, KRaftControllerID: foreignController,
 		KRaftMetadataEpoch: g.epoch, KRaftControllerEpoch: g.epoch}.Encode()
-	call := d.h.now()
-	_, err = d.admin.Set(path, data, cur.Version)
-	d.recordForeign(FaultForeignWrite, path, migrationGroup, slotMigration, call, err,
-		cond{Slot: slotMigration, Kind: condVersion, Version: cur.Version},
-		effect{Slot: slotMigration, Data: string(data), Version: cur.Version + 1})
+	_, _ = d.foreign(FaultForeignWrite, path, migrationGroup, slotMigration, cond{Kind: condVersion, Version: cur.Version},
+		effect{Data: string(data)}, func() (int32, error) { return setData(d.admin, path, data, cur.Version) })
 }
 
-// recordForeign records a foreign write of kind to path, in group at slot,
-// that started at call and ended with err.
-func (d *driver) recordForeign(kind, path, group string, slot int, call int64, err error, c cond, e effect) {
-	ret := d.h.now()
+// foreign makes write, a foreign write of kind to path (in group at
+// slot), and records it: conditioned on c, it does e when it lands, at the
+// version write returns (-1 for a delete).
+func (d *driver) foreign(kind, path, group string, slot int, c cond, e effect, write func() (int32, error)) (record, error) {
+	rc, err := d.rec.wrap(0, 0, kind+": foreign write "+path, func() (err error) {
+		e.Version, err = write()
+		return err
+	})
 	c.Slot, e.Slot = slot, slot
-	desc := kind + ": foreign write " + path
 	switch {
 	case err == nil:
 		d.count(kind)
-		d.h.add(group, op{Client: 0, Call: call, Return: ret, Step: step{Kind: stepWrite, Conds: []cond{c}, Effects: []effect{e}, Desc: desc}})
-		d.h.addForeign(path, foreignWrite{span: span{call, ret}, Landed: true, Version: e.Version})
+		d.h.add(group, rc.op(step{Kind: stepWrite, Conds: []cond{c}, Effects: []effect{e}}))
+		d.h.addForeign(path, foreignWrite{span: rc.span, Landed: true, Version: e.Version})
 	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNodeExists), errors.Is(err, zk.ErrNoNode):
-		d.h.add(group, op{Client: 0, Call: call, Return: ret, Step: step{Kind: stepRefused, Conds: []cond{c}, Desc: desc + " refused"}})
+		d.h.add(group, rc.op(step{Kind: stepRefused, Conds: []cond{c}, Desc: rc.desc + " refused"}))
 	default:
 		d.count(kind)
 		e.Version = -1
-		d.h.add(group, op{Client: 0, Call: call, Return: never, Step: step{Kind: stepMaybe, Conds: []cond{c}, Effects: []effect{e}, Desc: fmt.Sprintf("%s (%v)", desc, err)}})
-		d.h.addForeign(path, foreignWrite{span: span{call, never}, Version: -1})
+		d.h.add(group, rc.inDoubt().op(step{Kind: stepMaybe, Conds: []cond{c}, Effects: []effect{e}, Desc: fmt.Sprintf("%s (%v)", rc.desc, err)}))
+		d.h.addForeign(path, foreignWrite{span: rc.inDoubt().span, Version: -1})
 	}
+	return rc, err
 }
 
 // foreignSet writes data to path, whatever its version, as another party
 // would; it returns whether the write landed.
 func (d *driver) foreignSet(kind, path, group string, slot int, data []byte) bool {
-	call := d.h.now()
-	st, err := d.admin.Set(path, data, -1)
-	version := int32(-1)
-	if err == nil {
-		version = st.Version
-	}
-	d.recordForeign(kind, path, group, slot, call, err, cond{Kind: condExists}, effect{Data: string(data), Version: version})
-	return err == nil
+	return landed(d.foreign(kind, path, group, slot, cond{Kind: condExists}, effect{Data: string(data)},
+		func() (int32, error) { return setData(d.admin, path, data, -1) }))
 }
 
 // foreignDelete deletes path, whatever its version, as another party
 // would.
 func (d *driver) foreignDelete(kind, path string) bool {
-	call := d.h.now()
-	err := d.admin.Delete(path, -1)
-	d.recordForeign(kind, path, path, 0, call, err, cond{Kind: condExists}, effect{Delete: true, Version: -1})
-	return err == nil
+	return landed(d.foreign(kind, path, path, 0, cond{Kind: condExists}, effect{Delete: true},
+		func() (int32, error) { return -1, d.admin.Delete(path, -1) }))
 }
 
 // foreignCreate creates path holding data, as another party would.
 func (d *driver) foreignCreate(kind, path string, data []byte) bool {
-	call := d.h.now()
-	_, err := d.admin.Create(path, data, 0, zk.WorldACL(zk.PermAll))
-	d.recordForeign(kind, path, path, 0, call, err, cond{Kind: condAbsent}, effect{Create: true, Data: string(data), Version: 0})
-	return err == nil
+	return landed(d.foreign(kind, path, path, 0, cond{Kind: condAbsent}, effect{Create: true, Data: string(data)}, func() (int32, error) {
+		_, err := d.admin.Create(path, data, 0, zk.WorldACL(zk.PermAll))
+		return 0, err
+	}))
+}
+
+// landed reports whether a foreign write landed.
+func landed(_ record, err error) bool { return err == nil }
+
+// setData sets path's data if at version (-1 for any) through conn, and
+// returns the version it produced.
+func setData(conn *zk.Conn, path string, data []byte, version int32) (int32, error) {
+	st, err := conn.Set(path, data, version)
+	if err != nil {
+		return -1, err
+	}
+	return st.Version, nil
 }
 
 // injectABA writes our exact bytes in the way of the call, as another
@@ -152,7 +155,7 @@ func (d *driver) injectABA(g *generation, wk work, s migrationzk.State) []*zktes
 func setOps(wk work) []migrationzk.Op {
 	var sets []migrationzk.Op
 	for _, o := range wk.ops {
-		if strings.HasPrefix(o.String(), "setData ") {
+		if o.Kind() == migrationzk.OpSetData {
 			sets = append(sets, o)
 		}
 	}
@@ -170,8 +173,7 @@ func setOps(wk work) []migrationzk.Op {
 func (d *driver) injectRecreate(g *generation, wk *work) []*zktest.Armed {
 	targets := recreateTargets(*wk)
 	if len(targets) == 0 {
-		wk.ops = append(wk.ops, d.topicOps(fmt.Sprintf("t%06d", d.nextTopic))...)
-		d.nextTopic++
+		wk.ops = append(wk.ops, d.newTopic(g.epoch)...)
 		targets = recreateTargets(*wk)
 	}
 	target := targets[d.rng.Intn(len(targets))]

@@ -144,21 +144,21 @@ func (d *driver) claim(g *generation) {
 		g.claimErr = errors.New("torture: /controller_epoch unreadable before the claim")
 		return
 	}
-	call := d.h.now()
 	var s migrationzk.State
-	var err error
-	for attempt := 1; attempt <= maxAttempts; attempt++ {
-		ctx, cancel := d.claimContext(g)
-		s, err = g.w.ClaimLeadership(ctx, g.initial())
-		cancel()
-		if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
-			break
+	rc, err := d.rec.wrap(g.client(), 0, fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch), func() (err error) {
+		for attempt := 1; attempt <= maxAttempts; attempt++ {
+			ctx, cancel := d.claimContext(g)
+			s, err = g.w.ClaimLeadership(ctx, g.initial())
+			cancel()
+			if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+				break
+			}
+			d.unknown.Add(1)
 		}
-		d.unknown.Add(1)
-	}
-	ret := d.h.now()
-	g.claimEnd, g.claimErr = ret, err
-	d.recordClaim(g, base, value, s, err, call, ret)
+		return err
+	})
+	g.claimEnd, g.claimErr = rc.Return, err
+	d.recordClaim(g, base, value, s, err, rc)
 	if err == nil && g.rollbackSafe && s.ZkControllerEpoch > value+1 {
 		d.jumps.Add(1)
 	}
@@ -180,25 +180,24 @@ func (d *driver) readEpoch() (int32, int32, bool) {
 // value at version base: its first copy may have raised it from there (to
 // value+1, or with rollback-safe epochs to at least g's KRaft epoch), and
 // the claim, when it succeeded, raised it to what s says.
-func (d *driver) recordClaim(g *generation, base, value int32, s migrationzk.State, err error, call, ret int64) {
-	end := ret
+func (d *driver) recordClaim(g *generation, base, value int32, s migrationzk.State, err error, rc record) {
+	first := rc
 	if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
-		end = never
+		first = rc.inDoubt()
 	}
-	desc := fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch)
-	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: end, Step: step{Kind: stepMaybe,
+	d.h.add(migrationGroup, first.op(step{Kind: stepMaybe,
 		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: base}},
 		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(g.claimedEpoch(value))), Version: -1}},
-		Desc:    desc + " from its first read (" + short(err) + ")"}})
+		Desc:    rc.desc + " from its first read (" + short(err) + ")"}))
 	if err != nil {
 		return
 	}
-	d.h.add(migrationGroup, op{Client: g.client(), Call: call, Return: ret, Step: step{Kind: stepWrite,
+	d.h.add(migrationGroup, rc.op(step{Kind: stepWrite,
 		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion - 1}},
-		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch)), Version: s.ZkControllerEpochZkVersion}},
-		Desc:    desc}})
-	d.h.addSuccess(success{Path: d.p("/controller_epoch"), Version: s.ZkControllerEpochZkVersion, Learned: -1,
-		At: span{call, ret}, Client: g.client(), What: desc})
+		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch)), Version: s.ZkControllerEpochZkVersion}}}))
+	d.h.addSuccess(rc.success(d.p("/controller_epoch"), s.ZkControllerEpochZkVersion, -1))
+	d.h.addClaim(claimRecord{Client: g.client(), Who: identity{ID: g.id, Epoch: g.epoch}, RollbackSafe: g.rollbackSafe,
+		Version: s.ZkControllerEpochZkVersion, Value: s.ZkControllerEpoch, At: rc.span})
 }
 
 // judgeClaim checks the outcome of g's claim against what its faults

@@ -41,6 +41,8 @@ type conflictReport struct {
 type success struct {
 	Path    string
 	Version int32
+	// Data is what the write put there, when the check needs it.
+	Data    string
 	Learned int64
 	At      span
 	Client  int
@@ -58,6 +60,7 @@ type history struct {
 	foreign   map[string][]foreignWrite
 	conflicts []conflictReport
 	successes []success
+	claims    []claimRecord
 }
 
 // newHistory returns an empty history whose clock starts now.
@@ -145,7 +148,7 @@ func (h *history) check(timeout time.Duration) []finding {
 	found := h.nonLinearizable(timeout)
 	found = append(found, h.falseConflicts()...)
 	found = append(found, h.missedConflicts()...)
-	return append(found, h.writesAfterTenure()...)
+	return append(found, h.invariants()...)
 }
 
 // nonLinearizable checks the linearizability of every group, in the order
@@ -234,46 +237,6 @@ func (h *history) missedConflicts() []finding {
 		for _, f := range fs {
 			if f.Landed {
 				mark(path, f.Version, fmt.Sprintf("foreign write at [%d, %d]", f.Call, f.Return))
-			}
-		}
-	}
-	return found
-}
-
-// writesAfterTenure finds writes a client was told landed although its
-// call started after its tenure had ended: after a write to
-// /controller_epoch by anyone else, at a version above the client's claim,
-// had returned. h.mu must be held.
-func (h *history) writesAfterTenure() []finding {
-	epochPath := root + "/controller_epoch"
-	var ends []span // when each write to /controller_epoch ended, by version
-	var versions []int32
-	var clients []int
-	for _, s := range h.successes {
-		if s.Path == epochPath {
-			ends, versions, clients = append(ends, s.At), append(versions, s.Version), append(clients, s.Client)
-		}
-	}
-	for _, f := range h.foreign[epochPath] {
-		if f.Landed {
-			ends, versions, clients = append(ends, f.span), append(versions, f.Version), append(clients, 0)
-		}
-	}
-	var found []finding
-	for i, claimed := range versions {
-		c := clients[i]
-		if c == 0 {
-			continue
-		}
-		end := int64(never)
-		for j, v := range versions {
-			if v > claimed && clients[j] != c && ends[j].Return < end {
-				end = ends[j].Return
-			}
-		}
-		for _, s := range h.successes {
-			if s.Client == c && s.Path != epochPath && s.At.Call > end {
-				found = append(found, finding{CheckAfterTenure, fmt.Sprintf("client %d: %s accepted although its tenure (claim at /controller_epoch version %d) ended at %d", c, s.What, claimed, end)})
 			}
 		}
 	}

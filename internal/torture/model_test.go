@@ -149,13 +149,14 @@ func TestHistoryWritesAfterTenure(t *testing.T) {
 	h := newHistory()
 	epoch := root + "/controller_epoch"
 	h.addSuccess(success{Path: epoch, Version: 3, At: span{0, 10}, Client: 1, What: "claim"})
+	h.addClaim(claimRecord{Client: 1, Who: identity{ID: 3000, Epoch: 5}, Version: 3, Value: 5, At: span{0, 10}})
 	h.addSuccess(success{Path: root + "/migration", Version: 1, At: span{20, 30}, Client: 1, What: "before"})
 	h.addForeign(epoch, foreignWrite{span: span{40, 50}, Landed: true, Version: 4})
-	if got := h.writesAfterTenure(); len(got) != 0 {
+	if got := h.fencedWritesWithoutTenure(); len(got) != 0 {
 		t.Fatalf("%v for a write before the tenure ended", got)
 	}
 	h.addSuccess(success{Path: root + "/migration", Version: 2, At: span{60, 70}, Client: 1, What: "after"})
-	if got := h.writesAfterTenure(); len(got) != 1 || got[0].check != CheckAfterTenure || !strings.Contains(got[0].text, "after") {
+	if got := h.fencedWritesWithoutTenure(); len(got) != 1 || got[0].check != CheckAfterTenure || !strings.Contains(got[0].text, "after") {
 		t.Fatalf("%v, want the write after the tenure ended", got)
 	}
 }

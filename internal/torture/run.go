@@ -48,6 +48,9 @@ type Config struct {
 	StopAtFirstAnomaly bool
 	// Progress, if set, is called now and then with a status line.
 	Progress func(string)
+	// tamper, if set, is called once the workload ended and before the
+	// final checks: the tests of the checks inject violations with it.
+	tamper func(*driver)
 }
 
 // Fault kinds, as counted in Report.Faults.
@@ -196,21 +199,20 @@ type driver struct {
 	e     *zktest.Ensemble
 	admin *zk.Conn
 	h     *history
-	ctx   context.Context
+	rec   recorder
+	// faultKinds are the faults the driver draws from.
+	faultKinds []weightedFault
+	ctx        context.Context
 
 	gens   []*generation
 	cur    *generation
 	rival  *generation
 	offset int64
 
-	payloads map[string]*payload
+	// workload chooses the calls; the driver makes them.
+	*workload
 	// notes tallies the change notifications the calls reported.
 	notes notificationTally
-	// basis holds, for each op of the call in flight, when the driver
-	// learned the version the op is conditioned on (0 for a create).
-	basis     map[string]int64
-	states    []string // partition state paths that exist
-	nextTopic int
 
 	calls      atomic.Int64 // library calls made
 	quiet      bool         // no more faults
@@ -257,13 +259,17 @@ func Run(t testing.TB, cfg Config) *Report {
 	defer cancel()
 	d := &driver{
 		t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), e: e, h: newHistory(), ctx: ctx,
-		payloads: map[string]*payload{}, basis: map[string]int64{}, faults: map[string]int{},
-		notes: notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
+		faults: map[string]int{},
+		notes:  notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
 	}
+	d.rec, d.faultKinds, d.workload = recorder{h: d.h, panicked: d.panicked}, faultTable(), newWorkload(d.rng)
 	d.admin = e.Connect(t)
 	d.setup()
 	d.run()
 	d.restarts.Wait()
+	if cfg.tamper != nil {
+		cfg.tamper(d)
+	}
 	d.finish()
 
 	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts,
@@ -295,6 +301,11 @@ func (d *driver) anomaly(check, format string, args ...any) {
 		d.anomalies = append(d.anomalies, a)
 	}
 	d.t.Logf("anomaly: %v", a)
+}
+
+// panicked records a call that panicked, with its stack.
+func (d *driver) panicked(rc record, p *panicError) {
+	d.anomaly(CheckPanic, "client %d: %s at [%d, %d] panicked: %v\n%s", rc.client, rc.desc, rc.Call, rc.Return, p.value, p.stack)
 }
 
 // anomalyCount returns the number of anomalies found so far.
@@ -424,6 +435,7 @@ func (d *driver) finish() {
 	}
 	d.readFinalState()
 	d.checkNotifications()
+	d.checkNothingInvented()
 }
 
 // writeAfterFaults makes g's first write after the faults stopped and

@@ -24,22 +24,24 @@ type syncEdit struct {
 	edit         func(*dualwrite.Image)
 	subject      string
 	notification string
+	// path is the znode the edit writes, relative to the root.
+	path string
 }
 
 // chooseSync picks one to three edits of the vocabulary's entities (a
 // topic's configs, a literal or prefixed ACL set, a user's quotas), each
 // written with content stamped by the offset, or, a quarter of the time,
 // removed: configs and ACL sets deleted, quotas emptied.
-func (d *driver) chooseSync(offset int64) []syncEdit {
-	n := 1 + d.rng.Intn(3)
+func (wl *workload) chooseSync(offset int64) []syncEdit {
+	n := 1 + wl.rng.Intn(3)
 	edits := make([]syncEdit, 0, n)
 	for i := 0; i < n; i++ {
-		k, remove := d.rng.Intn(8), d.rng.Float64() < 0.25
-		switch d.rng.Intn(3) {
+		k, remove := wl.rng.Intn(8), wl.rng.Float64() < 0.25
+		switch wl.rng.Intn(3) {
 		case 0:
 			edits = append(edits, configEdit(k, strconv.FormatInt(offset, 10), remove))
 		case 1:
-			edits = append(edits, aclEdit(k, strconv.FormatInt(offset, 10), d.rng.Intn(2) == 0, remove))
+			edits = append(edits, aclEdit(k, strconv.FormatInt(offset, 10), wl.rng.Intn(2) == 0, remove))
 		default:
 			edits = append(edits, quotaEdit(k, offset, remove))
 		}
@@ -59,6 +61,7 @@ func configEdit(k int, stamp string, remove bool) syncEdit {
 		},
 		subject:      znode.TopicConfigEntity(res.Name).EntityPath(),
 		notification: configChange(k, stamp).notification,
+		path:         configChange(k, stamp).path,
 	}
 }
 
@@ -78,6 +81,7 @@ func aclEdit(k int, stamp string, literal, remove bool) syncEdit {
 		},
 		subject:      fmt.Sprintf("%s %s %s", pattern.PatternType, pattern.Type, pattern.Name),
 		notification: aclChange(k, stamp, literal).notification,
+		path:         aclChange(k, stamp, literal).path,
 	}
 }
 
@@ -93,6 +97,7 @@ func quotaEdit(k int, offset int64, remove bool) syncEdit {
 		},
 		subject:      znode.UserQuotaEntity(&entity.User).EntityPath(),
 		notification: quotaChange(k, offset).notification,
+		path:         quotaChange(k, offset).path,
 	}
 }
 
@@ -102,7 +107,6 @@ func quotaEdit(k int, offset int64, remove bool) syncEdit {
 // but the edits'.
 func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, edits []syncEdit, from int64) outcome {
 	d.calls.Add(1)
-	call := d.callTime(from)
 	desired, err := d.adminClient().Read(ctx, nil)
 	if err != nil {
 		// Nothing was sent: the call is made again.
@@ -113,22 +117,26 @@ func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, e
 		e.edit(&desired)
 		notes[i] = e.notification
 	}
-	out, rep, err := client(g.w).Sync(ctx, s, desired)
-	ret := d.h.now()
+	var out migrationzk.State
+	var rep dualwrite.SyncReport
+	rc, err := d.rec.wrap(g.client(), from, "", func() (err error) {
+		out, rep, err = client(g.w).Sync(ctx, s, desired)
+		return err
+	})
 	o := d.classify(g, ctx, err)
 	if errors.Is(err, migrationzk.ErrConflict) && !o.conflict {
 		o.conflict = true
 	}
-	desc := fmt.Sprintf("sync by %d offset %d (%d edits, %d changes)", g.id, s.KRaftMetadataOffset, len(edits), len(rep.Plan.Changes))
-	d.checkSyncPlan(rep.Plan, edits, desc)
+	rc.desc = fmt.Sprintf("sync by %d offset %d (%d edits, %d changes)", g.id, s.KRaftMetadataOffset, len(edits), len(rep.Plan.Changes))
+	d.checkSyncPlan(rep.Plan, edits, rc.desc)
 	d.syncs.calls++
 	if err != nil {
 		d.syncs.stopped++
 	} else {
 		d.syncs.changes += len(rep.Plan.Changes)
 	}
-	d.recordApplyCheckpoint(g, s, out, o, refusedOps(rep.Results), desc, call, ret)
-	d.recordResults(g, rep.Results, err, o, out, desc, call, ret)
+	d.recordApplyCheckpoint(g, s, out, o, refusedOps(rep.Results), rc)
+	d.recordResults(g, rep.Results, err, o, out, rc)
 	d.tallyNotifications(notes, rep.Results, err)
 	return o
 }

@@ -18,6 +18,8 @@ type vocabChange struct {
 	add          func(*dualwrite.Batch)
 	notification string
 	desc         string
+	// path is the znode the change writes, relative to the root.
+	path string
 }
 
 // notificationRoots are the parents Kafka's change notifications live
@@ -28,17 +30,17 @@ var notificationRoots = []string{znode.ConfigChangesPath, znode.LiteralACLChange
 // vocabulary: a topic's configs, a literal or prefixed ACL set, or a user's
 // quotas, each with content stamped by the offset so that it always
 // changes and writes one notification.
-func (d *driver) chooseVocabulary(offset int64) []vocabChange {
-	n := 1 + d.rng.Intn(3)
+func (wl *workload) chooseVocabulary(offset int64) []vocabChange {
+	n := 1 + wl.rng.Intn(3)
 	changes := make([]vocabChange, 0, n)
 	for i := 0; i < n; i++ {
-		k := d.rng.Intn(8) // a small set of entities, so that changes meet
+		k := wl.rng.Intn(8) // a small set of entities, so that changes meet
 		stamp := strconv.FormatInt(offset, 10)
-		switch d.rng.Intn(3) {
+		switch wl.rng.Intn(3) {
 		case 0:
 			changes = append(changes, configChange(k, stamp))
 		case 1:
-			changes = append(changes, aclChange(k, stamp, d.rng.Intn(2) == 0))
+			changes = append(changes, aclChange(k, stamp, wl.rng.Intn(2) == 0))
 		default:
 			changes = append(changes, quotaChange(k, offset))
 		}
@@ -52,13 +54,16 @@ func configChange(k int, stamp string) vocabChange {
 		add:          func(b *dualwrite.Batch) { b.WriteConfigs(res, map[string]string{"retention.ms": stamp}) },
 		notification: string(znode.TopicConfigEntity(res.Name).Change().Encode()),
 		desc:         "configs of topic " + res.Name,
+		path:         znode.TopicConfigEntity(res.Name).Path(),
 	}
 }
 
 func aclChange(k int, stamp string, literal bool) vocabChange {
 	pattern := dualwrite.ResourcePattern{Type: znode.ResourceTopic, Name: fmt.Sprintf("a%d", k), PatternType: znode.PatternLiteral}
 	note := string(znode.LiteralACLChange{ResourceType: pattern.Type, Name: pattern.Name}.Encode())
+	path := znode.LiteralACLPath(pattern.Type, pattern.Name)
 	if !literal {
+		path = znode.PrefixedACLPath(pattern.Type, pattern.Name)
 		pattern.PatternType = znode.PatternPrefixed
 		note = string(znode.ExtendedACLChange{ResourceType: pattern.Type, Name: pattern.Name, PatternType: pattern.PatternType}.Encode())
 	}
@@ -67,6 +72,7 @@ func aclChange(k int, stamp string, literal bool) vocabChange {
 		add:          func(b *dualwrite.Batch) { b.WriteACLs(pattern, entries) },
 		notification: note,
 		desc:         fmt.Sprintf("ACLs of %s %s", pattern.PatternType, pattern.Name),
+		path:         path,
 	}
 }
 
@@ -79,6 +85,7 @@ func quotaChange(k int, offset int64) vocabChange {
 		},
 		notification: string(e.Change().Encode()),
 		desc:         "quotas of user " + entity.User,
+		path:         e.Path(),
 	}
 }
 
@@ -87,20 +94,23 @@ func quotaChange(k int, offset int64) vocabChange {
 // ops as Apply's are, and the notifications each change wrote.
 func (d *driver) vocabulary(ctx context.Context, g *generation, s migrationzk.State, changes []vocabChange, from int64) outcome {
 	d.calls.Add(1)
-	call := d.callTime(from)
 	b := client(g.w).Batch()
 	for _, ch := range changes {
 		ch.add(b)
 	}
-	out, res, err := b.Apply(ctx, s)
-	ret := d.h.now()
+	var out migrationzk.State
+	var res []migrationzk.OpResult
+	var err error
+	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes)), func() (err error) {
+		out, res, err = b.Apply(ctx, s)
+		return err
+	})
 	o := d.classify(g, ctx, err)
 	if errors.Is(err, migrationzk.ErrConflict) && !o.conflict {
 		o.conflict = true
 	}
-	desc := fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes))
-	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), desc, call, ret)
-	d.recordResults(g, res, err, o, out, desc, call, ret)
+	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), rc)
+	d.recordResults(g, res, err, o, out, rc)
 	d.tallyNotifications(notificationsOf(changes), res, err)
 	return o
 }

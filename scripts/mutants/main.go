@@ -1,37 +1,46 @@
-// Command mutants checks that the torture suite catches a wrong landing
-// rule. It applies, one at a time, each one-line mutant of mutants.txt to
-// the landing rules and the code that acts on their verdicts, runs the
-// torture short form alone against it over a range of seeds until an
-// anomaly kills it, and prints the kill table: which
-// check killed each mutant, with which seed, after how many operations. It
-// exits 1 when a mutant survives every seed, and 2 when the list no longer
+// Command mutants checks that the suites catch a wrong rule. It applies,
+// one at a time, each one-line mutant of its lists and runs the suite that
+// must kill it: for the landing and tenure rules (mutants.txt), the
+// torture short form alone, over a range of seeds until an anomaly kills
+// it; for the pure data rules (data.txt: decoders, validation, the
+// password encoder), the unit and fuzz-seed tests of the package the
+// mutant's "test:" line names. It prints the kill table: which check or
+// test killed each mutant, with which seed, after how many operations, in
+// how long. It exits 1 when a mutant survives, and 2 when a list no longer
 // matches the code. The source tree is never changed: each mutant is
-// compiled from an overlay, all of them before the first runs.
+// compiled from an overlay. Mutants are built and run -parallel at a time.
 //
-//	go run ./scripts/mutants [-list scripts/mutants/mutants.txt] [-seeds 1-3] [-only N]
+//	go run ./scripts/mutants [-list scripts/mutants/mutants.txt,scripts/mutants/data.txt] [-seeds 1-3] [-only N] [-parallel 2]
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 func main() {
-	list := flag.String("list", "scripts/mutants/mutants.txt", "the list of mutants")
-	seeds := flag.String("seeds", "1-3", "the seeds to try against each mutant, FIRST-LAST")
-	only := flag.Int("only", 0, "run mutant N of the list alone (1-based); 0 runs them all")
+	lists := flag.String("list", "scripts/mutants/mutants.txt,scripts/mutants/data.txt", "the lists of mutants, comma-separated; mutants are numbered across them")
+	seeds := flag.String("seeds", "1-3", "the seeds to try against each torture mutant, FIRST-LAST")
+	only := flag.Int("only", 0, "run mutant N alone (1-based, across the lists); 0 runs them all")
+	parallel := flag.Int("parallel", 2, "how many mutants to build and run at once")
 	flag.Parse()
 	from, to, err := seedRange(*seeds)
 	if err != nil {
 		fail(2, err)
 	}
-	mutants, err := readList(*list)
-	if err != nil {
-		fail(2, err)
+	var mutants []mutant
+	for _, list := range strings.Split(*lists, ",") {
+		ms, err := readList(list)
+		if err != nil {
+			fail(2, err)
+		}
+		mutants = append(mutants, ms...)
 	}
 	if err := checkAll(mutants); err != nil {
 		fail(2, err)
@@ -40,12 +49,13 @@ func main() {
 	if err != nil {
 		fail(2, err)
 	}
-	kills, err := huntAll(dir, mutants, *only, from, to)
+	start := time.Now()
+	kills, err := huntAll(dir, mutants, *only, from, to, max(1, *parallel))
 	os.RemoveAll(dir)
 	if err != nil {
 		fail(2, err)
 	}
-	printTable(kills)
+	printTable(kills, time.Since(start))
 	for _, k := range kills {
 		if !k.killed {
 			os.Exit(1)
@@ -53,30 +63,43 @@ func main() {
 	}
 }
 
-// huntAll builds every mutant into dir, then hunts each (or only mutant
-// number only) with the seeds from first to last, printing each result as
-// it is known.
-func huntAll(dir string, mutants []mutant, only int, first, last int64) ([]kill, error) {
-	binaries := make([]string, len(mutants))
-	for i, m := range mutants {
-		var err error
-		if binaries[i], err = m.build(dir, i+1); err != nil {
-			return nil, fmt.Errorf("mutant %d (%s) %w", i+1, m.name, err)
-		}
-	}
+// huntAll builds and hunts every mutant (or only mutant number only), in
+// dir, parallel at a time, with the seeds from first to last, printing
+// each result as it is known. It returns the kills in the lists' order.
+func huntAll(dir string, mutants []mutant, only int, first, last int64, parallel int) ([]kill, error) {
+	var mu sync.Mutex
 	var kills []kill
-	for i, m := range mutants {
-		if only != 0 && only != i+1 {
-			continue
-		}
-		k, err := m.hunt(binaries[i], first, last)
-		if err != nil {
-			return nil, fmt.Errorf("mutant %d (%s): %w", i+1, m.name, err)
-		}
-		k.n = i + 1
-		fmt.Println(k.line())
-		kills = append(kills, k)
+	var errs []error
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < parallel; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				k, err := mutants[i].run(dir, i+1, first, last)
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("mutant %d (%s): %w", i+1, mutants[i].name, err))
+				} else {
+					fmt.Println(k.line())
+					kills = append(kills, k)
+				}
+				mu.Unlock()
+			}
+		}()
 	}
+	for i := range mutants {
+		if only == 0 || only == i+1 {
+			jobs <- i
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	sort.Slice(kills, func(i, j int) bool { return kills[i].n < kills[j].n })
 	return kills, nil
 }
 
@@ -102,18 +125,21 @@ func fail(code int, err error) {
 	os.Exit(code)
 }
 
-// printTable prints the kill table.
-func printTable(kills []kill) {
+// printTable prints the kill table and the time the whole run took.
+func printTable(kills []kill, took time.Duration) {
 	fmt.Println()
-	fmt.Printf("%-3s %-8s %-20s %-5s %-6s %-8s %s\n", "#", "result", "killed by", "seed", "ops", "time", "mutant")
+	fmt.Printf("%-3s %-8s %-34s %-5s %-6s %-6s %s\n", "#", "result", "killed by", "seed", "ops", "time", "mutant")
 	survived := 0
 	for _, k := range kills {
 		result, by, seed, ops := "killed", k.check, strconv.FormatInt(k.seed, 10), strconv.Itoa(k.ops)
+		if k.pkg != "" {
+			seed, ops = "-", "-"
+		}
 		if !k.killed {
 			result, by, seed, ops = "SURVIVED", "-", "-", "-"
 			survived++
 		}
-		fmt.Printf("%-3d %-8s %-20s %-5s %-6s %-8s %s\n", k.n, result, by, seed, ops, k.took.Round(time.Second), k.name)
+		fmt.Printf("%-3d %-8s %-34s %-5s %-6s %-6s %s\n", k.n, result, by, seed, ops, k.took.Round(time.Second), k.name)
 	}
-	fmt.Printf("\n%d mutants, %d killed, %d survived\n", len(kills), len(kills)-survived, survived)
+	fmt.Printf("\n%d mutants, %d killed, %d survived, in %v\n", len(kills), len(kills)-survived, survived, took.Round(time.Second))
 }

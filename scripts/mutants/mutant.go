@@ -13,17 +13,20 @@ import (
 	"time"
 )
 
-// mutant is one line of the code changed.
+// mutant is one line of the code changed. A mutant with pkg set is killed
+// by the tests of that package; without, by the torture short form.
 type mutant struct {
-	name, file, from, to string
+	name, file, from, to, pkg string
 }
 
-// kill is what running the torture suite against a mutant showed.
+// kill is what running the torture suite (or, with pkg set, the tests of
+// pkg) against a mutant showed.
 type kill struct {
 	n      int
 	name   string
+	pkg    string
 	killed bool
-	check  string // the check of the first anomaly
+	check  string // the check of the first anomaly, or the first test failing
 	seed   int64
 	ops    int // library calls made when the first anomaly was found
 	text   string
@@ -34,6 +37,9 @@ type kill struct {
 func (k kill) line() string {
 	if !k.killed {
 		return fmt.Sprintf("mutant %d SURVIVED (%v): %s", k.n, k.took.Round(time.Second), k.name)
+	}
+	if k.pkg != "" {
+		return fmt.Sprintf("mutant %d killed by %s of %s (%v): %s", k.n, k.check, k.pkg, k.took.Round(time.Second), k.name)
 	}
 	text := k.text
 	if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -46,7 +52,9 @@ func (k kill) line() string {
 }
 
 // readList parses the list: blocks of "name:", "file:", "from:" and "to:"
-// lines separated by blank lines; "#" starts a comment line. The text of
+// lines, and an optional "test:" naming the package whose tests kill the
+// mutant (./migrationzk/znode), separated by blank lines; "#" starts a
+// comment line. The text of
 // from and to starts after the colon and one space, tabs kept.
 func readList(path string) ([]mutant, error) {
 	f, err := os.Open(path)
@@ -100,6 +108,8 @@ func (m *mutant) add(line string, flush func() error) error {
 		m.from = value
 	case key == "to":
 		m.to = strings.TrimLeft(value, " ")
+	case key == "test":
+		m.pkg = value
 	default:
 		return fmt.Errorf("line %q: unknown key %q", line, key)
 	}
@@ -127,9 +137,33 @@ func checkAll(mutants []mutant) error {
 	return nil
 }
 
-// build compiles the torture suite's test binary with m applied, into
-// dir, without touching the source tree: the mutated file is given to the
-// go command as an overlay. It returns the binary's path.
+// run builds mutant number n into dir and hunts it.
+func (m mutant) run(dir string, n int, first, last int64) (kill, error) {
+	binary, err := m.build(dir, n)
+	if err != nil {
+		return kill{}, err
+	}
+	var k kill
+	if m.pkg != "" {
+		k, err = m.test(binary)
+	} else {
+		k, err = m.hunt(binary, first, last)
+	}
+	k.n, k.pkg = n, m.pkg
+	return k, err
+}
+
+// suite is the package whose test binary m is built into.
+func (m mutant) suite() string {
+	if m.pkg != "" {
+		return m.pkg
+	}
+	return "./internal/torture"
+}
+
+// build compiles the test binary of m's suite with m applied, into dir,
+// without touching the source tree: the mutated file is given to the go
+// command as an overlay. It returns the binary's path.
 func (m mutant) build(dir string, n int) (string, error) {
 	data, err := os.ReadFile(m.file)
 	if err != nil {
@@ -152,7 +186,7 @@ func (m mutant) build(dir string, n int) (string, error) {
 		return "", err
 	}
 	binary := filepath.Join(dir, fmt.Sprintf("mutant%d.test", n))
-	out, err := exec.Command("go", "test", "-c", "-overlay", overlayFile, "-o", binary, "./internal/torture").CombinedOutput()
+	out, err := exec.Command("go", "test", "-c", "-overlay", overlayFile, "-o", binary, m.suite()).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("does not compile:\n%s", out)
 	}
@@ -176,6 +210,37 @@ func (m mutant) hunt(binary string, first, last int64) (kill, error) {
 		}
 	}
 	k.took = time.Since(start)
+	return k, nil
+}
+
+// test runs the tests of m's package in binary (unit tests, examples and
+// the seed corpora of its fuzz targets) and reports the first that fails.
+func (m mutant) test(binary string) (kill, error) {
+	start := time.Now()
+	k := kill{name: m.name}
+	cmd := exec.Command(binary, "-test.count=1", "-test.timeout=5m")
+	cmd.Dir = m.pkg
+	out, err := cmd.CombinedOutput()
+	k.took = time.Since(start)
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return k, err
+	}
+	if err == nil {
+		return k, nil
+	}
+	k.killed, k.check = true, "a test"
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "--- FAIL: "); ok {
+			k.check, _, _ = strings.Cut(name, " ")
+			break
+		}
+		if strings.HasPrefix(line, "panic: ") {
+			k.check = "a panic"
+			break
+		}
+	}
+	k.text = tail(out)
 	return k, nil
 }
 

@@ -1,0 +1,161 @@
+package torture
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+)
+
+// step makes one call, with or without a fault, and reports whether the
+// run can go on.
+func (d *driver) step() bool {
+	g := d.cur
+	clear(d.basis)
+	wk := d.choose(g.epoch)
+	s := d.nextCheckpoint(g)
+	d.tenureEnded.Store(false)
+
+	var armed []*zktest.Armed
+	deadline := time.Duration(0)
+	if !d.quiet && d.rng.Float64() < d.cfg.FaultRate {
+		armed = d.inject(g, &wk, s)
+	}
+	if !d.quiet && d.rng.Float64() < 0.04 {
+		deadline = time.Duration(1+d.rng.Intn(20)) * time.Millisecond
+	}
+	ok := d.callUntilSettled(g, s, wk, deadline)
+	waitArmed(armed)
+	for _, f := range d.afterCall {
+		f()
+	}
+	d.afterCall = nil
+	return ok
+}
+
+// nextCheckpoint moves the metadata offset on by one and returns the State
+// g writes next: what it last learned, with the new offset. That State
+// must carry g's identity as the library returned it: a State naming
+// another controller or epoch is an anomaly (and is stamped with g's, so
+// that the run goes on; the Writer would refuse it).
+func (d *driver) nextCheckpoint(g *generation) migrationzk.State {
+	d.offset++
+	s := g.s
+	if s.KRaftControllerID != g.id || s.KRaftControllerEpoch != g.epoch {
+		d.anomaly(CheckIdentity, "controller %d epoch %d was handed a State naming KRaft controller %d epoch %d",
+			g.id, g.epoch, s.KRaftControllerID, s.KRaftControllerEpoch)
+		s.KRaftControllerID, s.KRaftControllerEpoch = g.id, g.epoch
+	}
+	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = d.offset, g.epoch
+	return s
+}
+
+// waitArmed disarms the faults a call left unmatched and waits, two
+// seconds at most each, for those it matched: they act when the reply
+// comes, unless the connection died first.
+func waitArmed(armed []*zktest.Armed) {
+	for _, a := range armed {
+		if a.Disarm() {
+			continue
+		}
+		select {
+		case <-a.Fired():
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// callUntilSettled makes the call and repeats it, with the same arguments,
+// while its outcome is unknown. It reports whether the run can go on.
+func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, deadline time.Duration) bool {
+	// A call repeated after an unknown outcome may find an earlier
+	// attempt's write: its effects date from the first attempt.
+	first := d.h.now()
+	doubted := false // an attempt's outcome was unknown
+	for attempt := 1; ; attempt++ {
+		timeout := callTimeout
+		if deadline > 0 && attempt == 1 {
+			timeout = deadline
+		}
+		ctx, cancel := d.callContext(timeout)
+		res := d.callOnce(ctx, g, s, wk, first)
+		cancel()
+		if d.tenureEnded.Load() && res.err == nil {
+			d.anomaly(CheckFenceAdopted, "controller %d: call at offset %d succeeded although its tenure ended before its acknowledgement came back",
+				g.id, s.KRaftMetadataOffset)
+		}
+		if res.deadline && attempt == 1 && deadline > 0 {
+			d.count(FaultCallerDeadline)
+		}
+		switch {
+		case res.retry:
+			doubted = doubted || errors.Is(res.err, migrationzk.ErrOutcomeUnknown)
+			s, wk, first = d.again(g, s, wk, doubted, first)
+			if attempt >= maxAttempts {
+				st := g.w.Stats()
+				d.anomaly(CheckStuck, "stuck: controller %d: %d attempts, last: %v; client state %v on %s, session %x, requests %v, writer attempts %d retries %d; writer log:\n    %v",
+					g.id, attempt, res.err, g.conn.State(), g.conn.Server(), g.conn.SessionID(), g.faults.Counts(), st.Attempts, st.Retries, g.log)
+				return false
+			}
+			continue
+		case res.fenced:
+			for _, o := range wk.ops {
+				d.relearn(o.Path())
+			}
+			return d.takeOver(g, s)
+		case res.conflict:
+			return d.resync(g, wk)
+		case res.err != nil:
+			d.anomaly(CheckUnexpected, "controller %d: unexpected error: %v", g.id, res.err)
+			return d.resync(g, wk)
+		}
+		return true
+	}
+}
+
+// callOnce makes the call of wk once, as if called at first.
+func (d *driver) callOnce(ctx context.Context, g *generation, s migrationzk.State, wk work, first int64) outcome {
+	d.ask(wk)
+	switch {
+	case wk.vocab != nil:
+		return d.vocabulary(ctx, g, s, wk.vocab, first)
+	case wk.sync != nil:
+		return d.sync(ctx, g, s, wk.sync, first)
+	case wk.ops == nil:
+		return d.update(ctx, g, s, first)
+	}
+	return d.apply(ctx, g, s, wk.ops, first)
+}
+
+// again returns what a call is made again with: the same arguments while
+// an attempt's outcome is unknown (doubted; a batch perhaps merged with
+// the next delta), as ErrOutcomeUnknown asks, and half the time a newer
+// checkpoint after Updates that all sent nothing, as a caller free to move
+// on would. first is when the call's effects may date from.
+func (d *driver) again(g *generation, s migrationzk.State, wk work, doubted bool, first int64) (migrationzk.State, work, int64) {
+	if !doubted && wk.ops == nil && wk.vocab == nil && wk.sync == nil && d.rng.Float64() < 0.5 {
+		return d.nextCheckpoint(g), wk, d.h.now()
+	}
+	return s, d.mergeNextDelta(wk, g.epoch), first
+}
+
+// resync is what the driver does after a conflict: read /migration again
+// (as a controller reloads its state), and reread the batch's znodes.
+func (d *driver) resync(g *generation, wk work) bool {
+	for _, o := range wk.ops {
+		d.relearn(o.Path())
+	}
+	return d.getOrCreate(g)
+}
+
+// relearn reads a payload znode through the admin session and records it.
+func (d *driver) relearn(rel string) {
+	path := d.p(rel)
+	v, ok := d.adminRead(path, 0, path)
+	if !ok {
+		return
+	}
+	d.learn(rel, v.Exists, v.Version, d.h.now())
+}
