@@ -339,7 +339,7 @@ func (m *memory) wrote(results []migrationzk.OpResult) {
 		case r.Err != nil || r.Op.Sequential():
 			m.forgetLocked(p)
 			m.forgetListingLocked(parent(p))
-		case isDelete(r.Op):
+		case r.Op.Kind() == migrationzk.OpDelete:
 			m.learnLocked(migrationzk.Znode{Path: p, Version: -1}, 0)
 			m.unlistLocked(p, false)
 		default:
@@ -348,9 +348,6 @@ func (m *memory) wrote(results []migrationzk.OpResult) {
 		}
 	}
 }
-
-// isDelete reports whether op is a delete.
-func isDelete(op migrationzk.Op) bool { return strings.HasPrefix(op.String(), "delete ") }
 
 // unlistLocked records in the remembered listing of p's parent that p
 // exists or not. A partition's is its topic's partition flags.
