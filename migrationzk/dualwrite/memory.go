@@ -1,6 +1,7 @@
 package dualwrite
 
 import (
+	"bytes"
 	"hash/maphash"
 	"slices"
 	"strconv"
@@ -39,6 +40,22 @@ type memory struct {
 	znodes            map[string]migrationzk.Znode // other than partitions' znodes
 	listings          map[string][]string          // other than partitions' lists
 	topics            map[string]*topicMemory
+	// decoded holds topic znodes decoded lately, by path, with the data
+	// they were decoded from: a delta checks its leaders against the
+	// assignment without decoding it each time. It holds at most
+	// maxDecodedPartitions partitions, and is dropped whole past that.
+	decoded           map[string]decodedTopic
+	decodedPartitions int
+}
+
+// maxDecodedPartitions bounds the partitions of the decoded topics a
+// Client keeps.
+const maxDecodedPartitions = 10000
+
+// decodedTopic is a topic znode's data and what it decodes to.
+type decodedTopic struct {
+	data  []byte
+	topic znode.Topic
 }
 
 // tenureKey identifies a tenure: the controller, its KRaft epoch, and the
@@ -80,6 +97,7 @@ func newMemory(limit int) *memory {
 // clearLocked forgets everything.
 func (m *memory) clearLocked() {
 	m.znodes, m.listings, m.topics, m.partitions = map[string]migrationzk.Znode{}, map[string][]string{}, map[string]*topicMemory{}, 0
+	m.decoded, m.decodedPartitions = map[string]decodedTopic{}, 0
 }
 
 // forgetAll forgets everything, and the tenure.
@@ -488,4 +506,30 @@ func (m *memory) listed(p string) bool {
 	}
 	_, ok := m.listings[p]
 	return ok
+}
+
+// decodeTopic decodes the topic znode z, or returns what the same data
+// decoded to lately.
+func (m *memory) decodeTopic(z migrationzk.Znode) (znode.Topic, error) {
+	m.mu.Lock()
+	d, ok := m.decoded[z.Path]
+	m.mu.Unlock()
+	if ok && bytes.Equal(d.data, z.Data) {
+		return d.topic, nil
+	}
+	t, err := znode.DecodeTopic(z.Data)
+	if err != nil || m.limit == 0 {
+		return t, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.decodedPartitions+len(t.Partitions) > maxDecodedPartitions {
+		m.decoded, m.decodedPartitions = map[string]decodedTopic{}, 0
+	}
+	if old, had := m.decoded[z.Path]; had {
+		m.decodedPartitions -= len(old.topic.Partitions)
+	}
+	m.decoded[z.Path] = decodedTopic{data: z.Data, topic: t}
+	m.decodedPartitions += len(t.Partitions)
+	return t, nil
 }

@@ -450,7 +450,7 @@ func (v *view) checkAssigned(topic string, ids []int32, states map[int32]Partiti
 	if !known || !z.Exists {
 		return known
 	}
-	assigned, err := znode.DecodeTopic(z.Data)
+	assigned, err := v.decodeTopic(z)
 	if err != nil {
 		return true
 	}

@@ -329,3 +329,12 @@ func childPaths(p string, names []string) []string {
 	}
 	return out
 }
+
+// decodeTopic decodes the topic znode z, through what the Client
+// remembers when it can.
+func (v *view) decodeTopic(z migrationzk.Znode) (znode.Topic, error) {
+	if v.mem == nil {
+		return znode.DecodeTopic(z.Data)
+	}
+	return v.mem.decodeTopic(z)
+}
