@@ -12,6 +12,7 @@ import (
 
 	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -26,7 +27,10 @@ type generation struct {
 	faults       *zktest.FaultDialer
 	conn         *zk.Conn
 	w            *migrationzk.Writer
-	s            migrationzk.State
+	// dw is the writer's dual-write Client, made on first use; it
+	// remembers what it read and wrote during the tenure.
+	dw *dualwrite.Client
+	s  migrationzk.State
 	// learned is when the call that returned s returned; since when it
 	// started.
 	learned, since int64

@@ -231,6 +231,12 @@ func (v *view) putOver(p string, z migrationzk.Znode, data []byte, compare func(
 		return true, true
 	}
 	same, err := v.same(p, data, z, compare)
+	if same && err == nil && !v.fresh(p) {
+		// Nothing to write, as far as the Client remembers: a change
+		// left out must not rest on memory, so p is read.
+		v.wantData[p] = true
+		return false, false
+	}
 	switch {
 	case err != nil && v.overwrite[p]:
 		v.ops = append(v.ops, migrationzk.SetData(p, data, z.Version))
@@ -290,6 +296,10 @@ func (v *view) create(p string, data []byte) {
 // by then.
 func (v *view) remove(p string) bool {
 	exists, known := v.exists(p)
+	if known && !exists && !v.fresh(p) {
+		v.wantData[p] = true // a delete left out must not rest on memory
+		return false
+	}
 	if known && exists {
 		z, _ := v.current(p)
 		v.ops = append(v.ops, migrationzk.Delete(p, z.Version))
@@ -337,4 +347,21 @@ func (v *view) decodeTopic(z migrationzk.Znode) (znode.Topic, error) {
 		return znode.DecodeTopic(z.Data)
 	}
 	return v.mem.decodeTopic(z)
+}
+
+// fresh reports whether what the batch knows of p comes from this call:
+// planned, read, or proven missing by what was read, not from what the
+// Client remembers.
+func (v *view) fresh(p string) bool {
+	if _, ok := v.planned[p]; ok {
+		return true
+	}
+	if _, ok := v.znodes[p]; ok {
+		return true
+	}
+	mem, used := v.mem, v.usedMemory
+	v.mem = nil
+	proven := v.provenMissing(p)
+	v.mem, v.usedMemory = mem, used
+	return proven
 }
