@@ -10,6 +10,7 @@ import (
 	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
+	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -70,7 +71,32 @@ func (d *driver) dualWrite(g *generation) *dualwrite.Client {
 // each delete of a partition state is conditioned on a version, so that
 // no write by another party is overwritten unseen.
 func (d *driver) checkTransaction(g *generation, e dualwrite.TraceEvent) {
-	if e.Kind != dualwrite.TraceTransaction {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.learnedAt == nil {
+		g.learnedAt = map[string]int64{}
+	}
+	switch e.Kind {
+	case dualwrite.TraceReadWave:
+		// Sent after the call's sync: what landed before now is read.
+		for _, p := range e.Paths {
+			g.learnedAt[p] = d.h.now()
+		}
+		return
+	case dualwrite.TraceTransaction:
+		// Its ops were conditioned on what was learned before it.
+		g.opBasis = map[string]int64{}
+		for _, o := range e.Ops {
+			if at, ok := g.learnedAt[o.Path()]; ok {
+				g.opBasis[o.Path()] = at
+			}
+		}
+		for _, r := range e.Results {
+			if r.Err == nil {
+				g.learnedAt[r.Op.Path()] = d.h.now()
+			}
+		}
+	default:
 		return
 	}
 	if e.Remembered {
@@ -103,11 +129,34 @@ func (d *driver) delta(ctx context.Context, g *generation, s migrationzk.State, 
 		o.conflict = true
 	}
 	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), rc)
+	d.asClientLearned(g, res)
 	d.recordResults(g, res, err, o, out, rc)
 	if err == nil {
 		d.checkDelta(g, s, changes)
 	}
+	for _, ch := range changes {
+		// What the Client wrote, or left as it was, is what the raw
+		// batches build on next.
+		d.relearn(ch.path)
+	}
 	return o
+}
+
+// asClientLearned records, as the moment the driver learned the version
+// of each op of res, the moment g's Client did: its ops are conditioned
+// on what it remembers, not on what the driver knows.
+func (d *driver) asClientLearned(g *generation, res []migrationzk.OpResult) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, r := range res {
+		at, ok := g.opBasis[r.Op.Path()]
+		if !ok {
+			at = -1
+		}
+		if pl := d.payloads[r.Op.Path()]; pl != nil {
+			pl.learned = at
+		}
+	}
 }
 
 // checkDelta checks that ZooKeeper holds the state each change asked for,
@@ -172,4 +221,13 @@ func (d *driver) foreignRecreate(path string, data []byte, version int32) {
 			return
 		}
 	}
+}
+
+// injectForeignDelta writes, before a delta, to a partition state it
+// changes (foreignDeltaWrite); other calls it leaves alone.
+func (d *driver) injectForeignDelta(g *generation, wk work) []*zktest.Armed {
+	if len(wk.delta) > 0 {
+		d.foreignDeltaWrite(rand.New(rand.NewSource(d.rng.Int63())), g, wk.delta)
+	}
+	return nil
 }

@@ -30,7 +30,13 @@ type generation struct {
 	// dw is the writer's dual-write Client, made on first use; it
 	// remembers what it read and wrote during the tenure.
 	dw *dualwrite.Client
-	s  migrationzk.State
+	// learnedAt holds when dw learned what it remembers of each path it
+	// read or wrote (guarded by mu).
+	learnedAt map[string]int64
+	// opBasis holds, for the ops of dw's last transaction, when what they
+	// are conditioned on was learned (guarded by mu).
+	opBasis map[string]int64
+	s       migrationzk.State
 	// learned is when the call that returned s returned; since when it
 	// started.
 	learned, since int64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
@@ -177,7 +178,9 @@ func (b *Batch) read(ctx context.Context, v *view) error {
 		b.synced = true
 		b.c.report(TraceEvent{Kind: TraceSync})
 	}
-	b.c.report(TraceEvent{Kind: TraceReadWave, Reads: len(data), Listings: len(children)})
+	if b.c.cfg.trace != nil {
+		b.c.report(TraceEvent{Kind: TraceReadWave, Reads: len(data), Listings: len(children), Paths: append(slices.Clip(data), children...)})
+	}
 	var zs []migrationzk.Znode
 	var ls []migrationzk.Listing
 	var dataErr, childrenErr error

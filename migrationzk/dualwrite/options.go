@@ -74,9 +74,12 @@ func WithTrace(hook func(TraceEvent)) Option {
 // TraceEvent is one step of a Batch.Apply, as WithTrace reports it.
 type TraceEvent struct {
 	Kind TraceKind
-	// Reads and Listings are how many znodes a TraceReadWave read and
-	// how many children lists it listed.
+	// Reads and Listings are how many znodes a TraceReadWave reads and
+	// how many children lists it lists, Paths their paths (the znodes'
+	// first). It is reported after the call's sync, before the reads are
+	// sent.
 	Reads, Listings int
+	Paths           []string
 	// Ops and Results are a TraceTransaction's ops and their fate; Err
 	// is its error.
 	Ops     []migrationzk.Op
