@@ -282,7 +282,8 @@ func TestColdDeltaOneSyncOneWave(t *testing.T) {
 	s := c.createTopics(3, 10)
 	events := c.traced()
 	c.faults.ResetCounts()
-	if _, _, err := leaderMoves(c.c.Batch(), 3, 10, 1).Apply(testContext(t), at(s, 500)); err != nil {
+	s, _, err := leaderMoves(c.c.Batch(), 3, 10, 1).Apply(testContext(t), at(s, 500))
+	if err != nil {
 		t.Fatal(err)
 	}
 	waves := 0
@@ -295,4 +296,21 @@ func TestColdDeltaOneSyncOneWave(t *testing.T) {
 		t.Fatalf("%d syncs, %d read waves (%v), want 1 and 1", c.faults.Count(zktest.OpSync), waves, c.faults.Counts())
 	}
 	c.checkLeaders(3, 10, 1)
+	// A cold DeleteTopic needs two waves (the partitions, then what is
+	// below them), after one sync still.
+	c.c.Forget()
+	c.faults.ResetCounts()
+	*events = nil
+	if _, err := c.c.DeleteTopic(testContext(t), at(s, 600), "t0"); err != nil {
+		t.Fatal(err)
+	}
+	waves = 0
+	for _, e := range *events {
+		if e.Kind == dualwrite.TraceReadWave {
+			waves++
+		}
+	}
+	if c.faults.Count(zktest.OpSync) != 1 || waves < 2 {
+		t.Fatalf("DeleteTopic: %d syncs, %d read waves (%v), want 1 and more than 1", c.faults.Count(zktest.OpSync), waves, c.faults.Counts())
+	}
 }
