@@ -1,6 +1,7 @@
 package dualwrite_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -313,4 +314,26 @@ func TestColdDeltaOneSyncOneWave(t *testing.T) {
 	if c.faults.Count(zktest.OpSync) != 1 || waves < 2 {
 		t.Fatalf("DeleteTopic: %d syncs, %d read waves (%v), want 1 and more than 1", c.faults.Count(zktest.OpSync), waves, c.faults.Counts())
 	}
+}
+
+// Fault: the delta's reply is lost and its context ends before the
+// outcome is known. The Client forgets what the transaction touched: the
+// next call reads those states again, and lands.
+func TestRememberedForgottenWhenInDoubt(t *testing.T) {
+	c := newCluster(t)
+	s := c.createTopics(1, 4)
+	ctx, cancel := context.WithCancel(testContext(t))
+	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: transaction, Then: cancel})
+	st, _, err := leaderMoves(c.c.Batch(), 1, 4, 1).Apply(ctx, at(s, 500))
+	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		t.Fatalf("got %v, want the outcome unknown", err)
+	}
+	c.faults.ResetCounts()
+	if _, _, err := leaderMoves(c.c.Batch(), 1, 4, 1).Apply(testContext(t), at(st, 500)); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.faults.Count(zktest.OpGetData); n < 4 || c.faults.Count(zktest.OpMulti) != 1 {
+		t.Fatalf("%v after the outcome was unknown, want the 4 states read again before one multi", c.faults.Counts())
+	}
+	c.checkLeaders(1, 4, 1)
 }
