@@ -316,17 +316,22 @@ func TestColdDeltaOneSyncOneWave(t *testing.T) {
 	}
 }
 
-// Fault: the delta's reply is lost and its context ends before the
-// outcome is known. The Client forgets what the transaction touched: the
-// next call reads those states again, and lands.
+// Fault: the delta's request is lost and its context ends before the
+// outcome is known; then another client sets one of its states. The
+// Client forgot what the transaction touched: the next call reads those
+// states again before its one multi, instead of sending a stale version.
 func TestRememberedForgottenWhenInDoubt(t *testing.T) {
 	c := newCluster(t)
 	s := c.createTopics(1, 4)
 	ctx, cancel := context.WithCancel(testContext(t))
-	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: transaction, Then: cancel})
+	c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: transaction, Then: cancel})
 	st, _, err := leaderMoves(c.c.Batch(), 1, 4, 1).Apply(ctx, at(s, 500))
 	if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 		t.Fatalf("got %v, want the outcome unknown", err)
+	}
+	foreign := znode.PartitionState{ControllerEpoch: 5, Leader: 3, LeaderEpoch: 4, ISR: []int32{3, 1, 2}}
+	if _, err := c.admin.Set(c.p(znode.PartitionStatePath("t0", 2)), foreign.Encode(), -1); err != nil {
+		t.Fatal(err)
 	}
 	c.faults.ResetCounts()
 	if _, _, err := leaderMoves(c.c.Batch(), 1, 4, 1).Apply(testContext(t), at(st, 500)); err != nil {
