@@ -198,25 +198,30 @@ func BenchmarkRememberedDelta(b *testing.B) {
 			b.ReportMetric(float64(requests[1]), "kafka-requests")
 		})
 		if c.parts == 100 {
-			// Once each: they change the env's topics.
-			var deleted, cold []float64
-			b.Run("deletes", func(b *testing.B) {
-				if deleted == nil {
-					deleted = reportDeleteReads(b, variants[0])
-				}
-				b.ReportMetric(deleted[0], "delete-partitions-reads")
-				b.ReportMetric(deleted[1], "delete-topic-reads")
-			})
-			b.Run("cold", func(b *testing.B) {
-				if cold == nil {
-					cold = reportCold(b, variants[0])
-				}
-				b.ReportMetric(cold[0], "cold-read-waves")
-				b.ReportMetric(cold[1], "cold-syncs")
-				b.ReportMetric(cold[2], "cold-requests")
-			})
+			benchmarkRememberedReads(b, variants[0])
 		}
 	}
+}
+
+// benchmarkRememberedReads reports the reads of remembered deletes, then
+// those of a cold delta, each measured once: they change d's topics.
+func benchmarkRememberedReads(b *testing.B, d *rememberedDelta) {
+	var deleted, cold []float64
+	b.Run("deletes", func(b *testing.B) {
+		if deleted == nil {
+			deleted = reportDeleteReads(b, d)
+		}
+		b.ReportMetric(deleted[0], "delete-partitions-reads")
+		b.ReportMetric(deleted[1], "delete-topic-reads")
+	})
+	b.Run("cold", func(b *testing.B) {
+		if cold == nil {
+			cold = reportCold(b, d)
+		}
+		b.ReportMetric(cold[0], "cold-read-waves")
+		b.ReportMetric(cold[1], "cold-syncs")
+		b.ReportMetric(cold[2], "cold-requests")
+	})
 }
 
 // reportDeleteReads deletes partitions of a remembered topic, then a
@@ -303,4 +308,3 @@ func rememberedBytes(tb testing.TB, e *env) float64 {
 	runtime.KeepAlive(c)
 	return float64(after.HeapAlloc) - float64(before.HeapAlloc)
 }
-
