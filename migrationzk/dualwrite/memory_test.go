@@ -342,3 +342,24 @@ func TestRememberedForgottenWhenInDoubt(t *testing.T) {
 	}
 	c.checkLeaders(1, 4, 1)
 }
+
+// Fault: another client reassigns a remembered topic (partition 0 to
+// brokers 7, 8, 9). A delta electing broker 7 is checked against the
+// assignment ZooKeeper holds, read again, not refused on what was
+// remembered.
+func TestRememberedErrorsAreConfirmed(t *testing.T) {
+	c := newCluster(t)
+	s := c.createTopics(1, 2)
+	moved := topic("t0", 2)
+	moved.Partitions[0] = dualwrite.Partition{Replicas: []int32{7, 8, 9}, State: moved.Partitions[0].State}
+	if _, err := c.admin.Set(c.p(znode.TopicPath("t0")), topicBytes(moved), -1); err != nil {
+		t.Fatal(err)
+	}
+	st := map[int32]dualwrite.PartitionState{0: {Leader: 7, LeaderEpoch: 3, ISR: []int32{7, 8, 9}}}
+	if _, err := c.c.UpdatePartitions(testContext(t), at(s, 500), "t0", st); err != nil {
+		t.Fatalf("got %v, want the delta checked against the assignment ZooKeeper holds", err)
+	}
+	if ps, _ := c.stateAndVersion("t0", 0); ps.Leader != 7 {
+		t.Fatalf("leader %d, want 7", ps.Leader)
+	}
+}

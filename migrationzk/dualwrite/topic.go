@@ -270,6 +270,10 @@ func (v *view) topicID(topic string, id znode.Uuid) (known, conflict bool) {
 	if err != nil || !idReplaced(held.ID, id) {
 		return true, false
 	}
+	if !v.fresh(znode.TopicPath(topic)) {
+		v.wantData[znode.TopicPath(topic)] = true // an error must not rest on memory
+		return false, false
+	}
 	if v.err == nil {
 		v.err = &TopicIDError{Topic: topic, Held: held.ID, Requested: id}
 	}
@@ -355,6 +359,10 @@ func (v *view) listPartitions(topic string) bool {
 // It reports whether that is known.
 func (v *view) requireTopic(topic string) bool {
 	exists, known := v.exists(znode.TopicPath(topic))
+	if known && !exists && !v.fresh(znode.TopicPath(topic)) {
+		v.wantData[znode.TopicPath(topic)] = true // an error must not rest on memory
+		return false
+	}
 	if known && !exists && v.lacking == nil {
 		v.lacking = fmt.Errorf("dualwrite: %s does not exist: the partitions of topic %q are written with their topic (CreateTopic) or after it", znode.TopicPath(topic), topic)
 	}
@@ -459,7 +467,12 @@ func (v *view) checkAssigned(topic string, ids []int32, states map[int32]Partiti
 		if !ok {
 			continue
 		}
-		if err := checkLeaderState(topic, id, a.Replicas, states[id]); err != nil && v.err == nil {
+		err := checkLeaderState(topic, id, a.Replicas, states[id])
+		if err != nil && !v.fresh(znode.TopicPath(topic)) {
+			v.wantData[znode.TopicPath(topic)] = true // an error must not rest on memory
+			return false
+		}
+		if err != nil && v.err == nil {
 			v.err = err
 		}
 	}
