@@ -11,8 +11,10 @@
 # make bench      the benchmarks of ./bench against real servers, and the table
 #                 of the performance goals (see BENCHMARKS.md).
 # make mutants    the mutation check: every mutant of scripts/mutants/mutants.txt
-#                 (the landing rules and the code acting on their verdicts)
-#                 must be killed by the torture short form alone
+#                 (the landing and tenure rules and the code acting on their
+#                 verdicts) must be killed by the torture short form alone,
+#                 and every mutant of scripts/mutants/data.txt (decoders,
+#                 validation, the password encoder) by its package's tests
 #                 (MUTANT_SEEDS overrides the seed range, default 1-3).
 GO ?= go
 FUZZTIME ?= 20000x

@@ -76,9 +76,16 @@ func faultTable() []weightedFault {
 		{faultKind{FaultTenureEnds, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectTenureEnds(c.g) }}, 2},
 		{faultKind{FaultRecreate, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectRecreate(c.g, c.wk) }}, 5},
 		{faultKind{FaultClaimRace, noRival, rival(FaultClaimRace)}, 1},
-		{faultKind{FaultBrokerWins, noRival, rival(FaultBrokerWins)}, 1},
+		{faultKind{FaultBrokerWins, noRival, rival(FaultBrokerWins)}, 2},
 		{faultKind{FaultClaimTenureEnds, noRival, rival(FaultClaimTenureEnds)}, 1},
 		{faultKind{FaultClaimTwin, noRival, rival(FaultClaimTwin)}, 1},
+		{faultKind{FaultImitate, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectImitate(c.g, c.wk, c.s) }}, 3},
+		{faultKind{FaultIsolateLeader, func(d *driver) bool { return d.canPartition() },
+			func(d *driver, _ coming) []*zktest.Armed { return d.injectIsolateLeader() }}, 2},
+		{faultKind{FaultClientMinority, func(d *driver) bool { return d.rival == nil && d.canPartition() },
+			func(d *driver, c coming) []*zktest.Armed { return d.injectClientMinority(c.g) }}, 2},
+		{faultKind{FaultLoser, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectLoser(c.g) }}, 2},
+		{faultKind{FaultResume, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectResume(c.g) }}, 1},
 		{faultKind{FaultDeadlineInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectDeadlineInDoubt(c.g) }}, 2},
 	}
 }
@@ -277,8 +284,15 @@ func (d *driver) injectRival(g *generation, claimKind string) []*zktest.Armed {
 	}
 	rival := d.spawn(claimKind == FaultClaimTwin || d.rng.Float64() < rollbackSafeShare)
 	d.rival = rival
-	if claimKind != "" {
+	if d.rng.Float64() < sameIDShare {
+		// The same controller, restarted with a higher KRaft epoch.
+		rival.id = g.id
+	}
+	switch {
+	case claimKind != "":
 		d.armClaimFault(rival, d.pickClaimFault(claimKind, rival))
+	case d.rng.Float64() < 0.3:
+		d.armLoserInDoubt(rival, g)
 	}
 	claim := d.claimOnce(rival, FaultRival)
 	if d.rng.Float64() < 0.5 {

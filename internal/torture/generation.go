@@ -49,8 +49,14 @@ type generation struct {
 	// mustBeRefused is set when a fault made the claim one that must fail
 	// with ErrFenced; cancel ends the claim call in flight.
 	mustBeRefused atomic.Bool
-	mu            sync.Mutex
-	cancel        context.CancelFunc
+	// loser says the claim must lose to a standing one; afterClaim runs
+	// once the claim returned.
+	loser      bool
+	afterClaim []func()
+	// why says what a loser's claim had to lose to, for a report.
+	why    string
+	mu     sync.Mutex
+	cancel context.CancelFunc
 }
 
 // cancelClaim ends g's claim call in flight, if any.
@@ -96,12 +102,22 @@ func (d *driver) newGeneration() *generation {
 // maxKRaftEpochGap above the last one's, its writer claiming with
 // rollback-safe epochs when rollbackSafe.
 func (d *driver) spawn(rollbackSafe bool) *generation {
-	n := len(d.gens)
 	epoch := int32(baseKRaftEpoch)
-	if n > 0 {
-		epoch = d.gens[n-1].epoch + 1 + int32(d.rng.Intn(maxKRaftEpochGap))
+	if len(d.gens) > 0 {
+		highest := int32(0)
+		for _, g := range d.gens {
+			highest = max(highest, g.epoch)
+		}
+		epoch = highest + 1 + int32(d.rng.Intn(maxKRaftEpochGap))
 	}
-	g := &generation{n: n, id: baseControllerID + int32(n), epoch: epoch, rollbackSafe: rollbackSafe,
+	return d.spawnAs(baseControllerID+int32(len(d.gens)), epoch, rollbackSafe)
+}
+
+// spawnAs connects a new KRaft controller with id and KRaft epoch, its
+// writer claiming with rollback-safe epochs when rollbackSafe.
+func (d *driver) spawnAs(id, epoch int32, rollbackSafe bool) *generation {
+	n := len(d.gens)
+	g := &generation{n: n, id: id, epoch: epoch, rollbackSafe: rollbackSafe,
 		faults: zktest.NewFaultDialer(d.t), claimed: make(chan struct{})}
 	servers := append([]string(nil), d.e.Servers...)
 	d.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
@@ -173,6 +189,9 @@ func (d *driver) claim(g *generation) {
 		d.jumps.Add(1)
 	}
 	d.judgeClaim(g, s, err)
+	for _, f := range g.afterClaim {
+		f()
+	}
 }
 
 // readEpoch reads /controller_epoch through the admin session: its version
@@ -187,32 +206,43 @@ func (d *driver) readEpoch() (int32, int32, bool) {
 }
 
 // recordClaim records g's claim, which found /controller_epoch holding
-// value at version base: its first copy may have raised it from there (to
+// read at version base: its first copy may have raised it from there (to
 // value+1, or with rollback-safe epochs to at least g's KRaft epoch), and
 // the claim, when it succeeded, raised it to what s says.
-func (d *driver) recordClaim(g *generation, base, value int32, s migrationzk.State, err error, rc record) {
+func (d *driver) recordClaim(g *generation, base, read int32, s migrationzk.State, err error, rc record) {
 	first := rc
 	if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 		first = rc.inDoubt()
 	}
 	d.h.add(migrationGroup, first.op(step{Kind: stepMaybe,
 		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: base}},
-		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(g.claimedEpoch(value))), Version: -1}},
+		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(g.claimedEpoch(read))), Version: -1}},
 		Desc:    rc.desc + " from its first read (" + short(err) + ")"}))
 	if err != nil {
+		return
+	}
+	d.h.addClaim(claimRecord{Client: g.client(), Who: identity{ID: g.id, Epoch: g.epoch}, RollbackSafe: g.rollbackSafe,
+		Version: s.ZkControllerEpochZkVersion, Value: s.ZkControllerEpoch, At: rc.span})
+	if s.ZkControllerEpochZkVersion <= base {
+		// A standing claim resumed: nothing written, /controller_epoch
+		// seen as it was.
+		d.h.add(migrationGroup, rc.op(step{Kind: stepRead, Obs: []obs{{Slot: slotEpoch,
+			Val: value{Exists: true, Version: s.ZkControllerEpochZkVersion, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch))}}},
+			Desc: rc.desc + " resumed"}))
 		return
 	}
 	d.h.add(migrationGroup, rc.op(step{Kind: stepWrite,
 		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion - 1}},
 		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch)), Version: s.ZkControllerEpochZkVersion}}}))
 	d.h.addSuccess(rc.success(d.p("/controller_epoch"), s.ZkControllerEpochZkVersion, -1))
-	d.h.addClaim(claimRecord{Client: g.client(), Who: identity{ID: g.id, Epoch: g.epoch}, RollbackSafe: g.rollbackSafe,
-		Version: s.ZkControllerEpochZkVersion, Value: s.ZkControllerEpoch, At: rc.span})
 }
 
 // judgeClaim checks the outcome of g's claim against what its faults
 // allow: refused with ErrFenced when a fault made it so, else claimed.
 func (d *driver) judgeClaim(g *generation, s migrationzk.State, err error) {
+	if d.judgeLoser(g, s, err) {
+		return
+	}
 	switch {
 	case err == nil && g.mustBeRefused.Load():
 		d.anomaly(CheckFenceAdopted, "claim by %d epoch %d succeeded (/controller_epoch %d at version %d) although another party took /controller_epoch or /controller first",
@@ -290,6 +320,7 @@ func (d *driver) takeOver(old *generation, s migrationzk.State) bool {
 		d.calls.Add(1)
 		d.claim(rival)
 	}
+	d.loserAfterClaim(rival)
 	d.fenced++
 	d.checkFenced(old, s)
 	old.conn.Close()

@@ -3,7 +3,12 @@
 // production ensemble sees, records every call, and checks the history:
 // linearizability of /migration and of every payload znode, versions
 // against what ZooKeeper holds, conflicts against the test's own
-// conflicting writes, fencing, and that no writer gets stuck.
+// conflicting writes, fencing, that no writer gets stuck, and the
+// invariants of every history (invariants.go, invented.go).
+//
+// The driver is split by concern: a recorder stamps each call it wraps
+// (recorder.go), faults sit behind a small interface (faults.go), and the
+// workload chooses the calls on its own (workload.go).
 //
 // It is a test helper for this module only.
 package torture
@@ -104,7 +109,45 @@ const (
 	// context ends when the reread that would settle it reaches the server
 	// (its request dropped): the call stops with a copy in doubt.
 	FaultDeadlineInDoubt = "deadline-in-doubt"
+	// FaultLoser: a controller whose claim must lose arrives: the holder's
+	// controller id or another, with a lower KRaft epoch, or another id
+	// with an equal one; before a call, while a batch is in doubt, while a
+	// rival's claim is in doubt, or between a rival's claim and its first
+	// write. Its claim must be refused with ErrFenced, the holder going on.
+	// (Rivals with a higher KRaft epoch, FaultRival, share the holder's
+	// controller id sameIDShare of the time.)
+	FaultLoser = "rival-loses"
+	// FaultResume: a controller with the holder's very identity claims,
+	// as a restarted controller would: it must resume the standing claim
+	// (told the same /controller_epoch version), or, claiming with
+	// rollback-safe epochs over a claim Kafka's rule left below the KRaft
+	// epoch, claim again and take over.
+	FaultResume = "rival-resumes"
+	// FaultImitate: while a transaction is in doubt (its request dropped),
+	// another party writes what it would have written, in separate
+	// writes: the znodes it creates and then its /migration bytes; or the
+	// partition states it sets, at the version it would have produced; or
+	// its znodes deleted and created again with its bytes (czxid and
+	// version start over).
+	FaultImitate = "imitate-in-doubt"
+	// FaultIsolateLeader: the ensemble's leader cut from both followers
+	// (the links between their quorum and election ports) for a few
+	// seconds: the followers elect one of them, the old leader stops
+	// serving clients.
+	FaultIsolateLeader = "isolate-leader"
+	// FaultClientMinority: the follower the writer's session uses cut
+	// from the other two, a minority of one still answering reads for a
+	// while; a rival claims through the majority, and the writer's own
+	// controller, restarted on the same session, claims: it must be
+	// refused, not resume from a stale read.
+	FaultClientMinority = "client-member-minority"
+	// FaultHeal: a partition healed, every member reaching every other.
+	FaultHeal = "heal"
 )
+
+// sameIDShare is the share of rivals with a higher KRaft epoch that have
+// the holder's controller id.
+const sameIDShare = 0.3
 
 // Report holds a run's figures.
 type Report struct {

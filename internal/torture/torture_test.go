@@ -47,7 +47,16 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // same KRaft epoch, a ZooKeeper-mode broker winning /controller between a
 // claim and its resend, /controller_epoch moved while a claim's
 // acknowledgement is lost, and a claim with rollback-safe epochs in doubt
-// while the same controller and KRaft epoch claims by Kafka's rule. Some
+// while the same controller and KRaft epoch claims by Kafka's rule;
+// controllers whose claims must lose (the holder's id or another, a lower
+// or equal KRaft epoch) arriving before a call, while a batch or a claim is
+// in doubt, or between a claim and its first write; a restarted controller
+// resuming its standing claim; foreign writers imitating a transaction in
+// doubt (its creates and then its /migration bytes, its partition states at
+// the next version, its znodes deleted and created again); the leader cut
+// from the followers, and the writer's member cut into a minority of one
+// while a rival claims through the majority and the writer's controller
+// claims again on the same session, then healing. Some
 // writers (a seeded choice) claim with rollback-safe epochs. The workload is
 // a migration (claim, GetOrCreate, dual-write batches creating and deleting
 // topics and updating partition states, each ending in a checkpoint). The
@@ -57,7 +66,12 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // does not hold for the writer, no write accepted after a tenure ended, and
 // a fenced writer must be retired and silent; a claim with rollback-safe
 // epochs must leave /controller_epoch at least at the claimant's KRaft
-// epoch.
+// epoch. Invariants hold of every history: one tenure per /controller_epoch
+// version (shared only by a resume while the claim stands), rollback-safe
+// epochs (no partition state stamped above /controller_epoch), no fenced
+// write accepted once ZooKeeper was seen holding a later claim, nothing
+// invented (no znode that neither the workload nor a foreign writer wrote),
+// and no panic inside the library.
 //
 // The short form runs by default; TORTURE_OPS=100000 (make torture) runs the
 // long form. TORTURE_SEED replays a run's choices.
@@ -91,7 +105,8 @@ func TestTorture(t *testing.T) {
 		torture.FaultKillMember, torture.FaultKillClientMember, torture.FaultExpireSession, torture.FaultRival,
 		torture.FaultForeignWrite, torture.FaultABAWrite, torture.FaultTenureEnds, torture.FaultRecreate,
 		torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
-		torture.FaultDeadlineInDoubt, torture.FaultForeignDelta} {
+		torture.FaultDeadlineInDoubt, torture.FaultLoser, torture.FaultResume, torture.FaultImitate,
+		torture.FaultIsolateLeader, torture.FaultClientMinority, torture.FaultHeal, torture.FaultForeignDelta} {
 		if r.Faults[kind] == 0 {
 			t.Errorf("no %s fault injected", kind)
 		}

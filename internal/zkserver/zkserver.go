@@ -98,7 +98,9 @@ type Config struct {
 	// Dir holds the configuration, the data and the output of the server.
 	Dir string
 	// Self is this server; Peers lists every member of the ensemble
-	// (Self included), or is empty for a standalone server.
+	// (Self included), or is empty for a standalone server. Each entry but
+	// Self's gives the ports at which Self reaches that member, which may
+	// be a proxy's; members may thus be started with different lists.
 	Self  Member
 	Peers []Member
 	// TickTime is ZooKeeper's basic time unit; zero means 500ms.
@@ -488,6 +490,41 @@ func (p *Process) Mode() (string, error) {
 		return "", err
 	}
 	return parseMode(r), nil
+}
+
+// Status is a server's account of itself, as its srvr command gives it.
+type Status struct {
+	// Mode is "standalone", "leader", "follower", or "" when the server
+	// does not serve clients, such as while it looks for a leader.
+	Mode string
+	// Zxid is the id of the last transaction the server applied; zero
+	// when it does not serve clients, since srvr then says nothing more.
+	Zxid int64
+}
+
+// Status asks the server for its mode and last zxid, over TLS when it
+// serves TLS.
+func (p *Process) Status(timeout time.Duration) (Status, error) {
+	r, err := p.FourLetterWord("srvr", timeout)
+	if err != nil {
+		return Status{}, err
+	}
+	return parseStatus(r)
+}
+
+func parseStatus(srvr string) (Status, error) {
+	st := Status{Mode: parseMode(srvr)}
+	sc := bufio.NewScanner(strings.NewReader(srvr))
+	for sc.Scan() {
+		if z, ok := strings.CutPrefix(sc.Text(), "Zxid: "); ok {
+			v, err := strconv.ParseInt(strings.TrimPrefix(strings.TrimSpace(z), "0x"), 16, 64)
+			if err != nil {
+				return Status{}, fmt.Errorf("zkserver: srvr zxid %q: %w", z, err)
+			}
+			st.Zxid = v
+		}
+	}
+	return st, nil
 }
 
 func parseMode(srvr string) string {

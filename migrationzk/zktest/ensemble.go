@@ -15,6 +15,8 @@ import (
 )
 
 // Ensemble is a three-member (or larger) ZooKeeper ensemble on loopback.
+// Each member reaches the others' quorum and election ports through
+// proxies of its own, so that Partition can cut members from each other.
 type Ensemble struct {
 	// Members are the servers of the ensemble, by ID from 1.
 	Members []*Member
@@ -24,7 +26,8 @@ type Ensemble struct {
 	// started with security options, such as WithTLS; Connect uses it.
 	// The members share one CA and one server certificate.
 	Security
-	dir string // holds the members' data; removed by Close
+	dir string     // holds the members' data; removed by Close
+	net *quorumNet // carries the traffic between members
 }
 
 // Member is one server of an Ensemble.
@@ -77,13 +80,18 @@ func (e *Ensemble) start(inst zkserver.Install, n int, base zkserver.Config) err
 	if err != nil {
 		return fmt.Errorf("zktest: %w", err)
 	}
-	peers := make([]zkserver.Member, n)
-	for i := range peers {
-		peers[i] = zkserver.Member{ID: i + 1, ClientPort: ports[3*i], QuorumPort: ports[3*i+1], ElectionPort: ports[3*i+2]}
+	real := make([]zkserver.Member, n)
+	quorum, election := make([]int, n), make([]int, n)
+	for i := range real {
+		real[i] = zkserver.Member{ID: i + 1, ClientPort: ports[3*i], QuorumPort: ports[3*i+1], ElectionPort: ports[3*i+2]}
+		quorum[i], election[i] = real[i].QuorumPort, real[i].ElectionPort
 	}
-	for _, m := range peers {
+	if e.net, err = newQuorumNet(quorum, election); err != nil {
+		return err
+	}
+	for _, m := range real {
 		cfg := base
-		cfg.Dir, cfg.Self, cfg.Peers = filepath.Join(e.dir, fmt.Sprintf("member-%d", m.ID)), m, peers
+		cfg.Dir, cfg.Self, cfg.Peers = filepath.Join(e.dir, fmt.Sprintf("member-%d", m.ID)), m, e.peersSeenBy(m, real)
 		p, err := zkserver.Start(inst, cfg)
 		if err != nil {
 			return fmt.Errorf("zktest: ensemble member %d: %w", m.ID, err)
@@ -92,6 +100,19 @@ func (e *Ensemble) start(inst zkserver.Install, n int, base zkserver.Config) err
 		e.Servers = append(e.Servers, p.Addr())
 	}
 	return e.WaitServing()
+}
+
+// peersSeenBy returns the ensemble as self sees it: its own real ports,
+// and the proxies through which it reaches the others.
+func (e *Ensemble) peersSeenBy(self zkserver.Member, real []zkserver.Member) []zkserver.Member {
+	peers := make([]zkserver.Member, len(real))
+	for i, m := range real {
+		peers[i] = m
+		if m.ID != self.ID {
+			peers[i].QuorumPort, peers[i].ElectionPort = e.net.ports(self.ID, m.ID)
+		}
+	}
+	return peers
 }
 
 // StartEnsemble starts an ensemble of n members (n >= 3) for t, as
@@ -123,6 +144,9 @@ func (e *Ensemble) Close() error {
 	var errs []error
 	for _, m := range e.Members {
 		errs = append(errs, m.proc.Stop(stopTimeout))
+	}
+	if e.net != nil {
+		errs = append(errs, e.net.close())
 	}
 	errs = append(errs, os.RemoveAll(e.dir))
 	return errors.Join(errs...)

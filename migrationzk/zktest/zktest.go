@@ -6,9 +6,12 @@
 // server started from a local installation ($ZOOKEEPER_HOME, or Debian's
 // zookeeper package under /usr/share/zookeeper) on a free loopback port, and
 // stopped when the test ends. StartEnsemble starts a three-member ensemble
-// whose members can be stopped, killed and restarted. NewServer and
-// NewEnsemble do the same without a testing.TB, for programs, which Close
-// what they get. FaultDialer sits between a client and the server and cuts
+// whose members can be stopped, killed and restarted, and cut from each
+// other while clients still reach them all: Partition, Isolate and Heal
+// act on the links between members, and a member's Status and the
+// ensemble's WaitLeader tell who leads and what each member applied.
+// NewServer and NewEnsemble do the same without a testing.TB, for
+// programs, which Close what they get. FaultDialer sits between a client and the server and cuts
 // connections around chosen requests: after the server applied one (a lost
 // acknowledgement) or before it was sent; a fault that never fires fails
 // the test. ExpireSession ends a client's session from outside.

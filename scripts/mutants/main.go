@@ -10,7 +10,7 @@
 // matches the code. The source tree is never changed: each mutant is
 // compiled from an overlay. Mutants are built and run -parallel at a time.
 //
-//	go run ./scripts/mutants [-list scripts/mutants/mutants.txt,scripts/mutants/data.txt] [-seeds 1-3] [-only N] [-parallel 2]
+//	go run ./scripts/mutants [-list scripts/mutants/mutants.txt,scripts/mutants/data.txt] [-seeds 1-3] [-only N,M] [-parallel 2]
 package main
 
 import (
@@ -27,10 +27,14 @@ import (
 func main() {
 	lists := flag.String("list", "scripts/mutants/mutants.txt,scripts/mutants/data.txt", "the lists of mutants, comma-separated; mutants are numbered across them")
 	seeds := flag.String("seeds", "1-3", "the seeds to try against each torture mutant, FIRST-LAST")
-	only := flag.Int("only", 0, "run mutant N alone (1-based, across the lists); 0 runs them all")
+	only := flag.String("only", "", "run only mutants N,M,... (1-based, across the lists); empty runs them all")
 	parallel := flag.Int("parallel", 2, "how many mutants to build and run at once")
 	flag.Parse()
 	from, to, err := seedRange(*seeds)
+	if err != nil {
+		fail(2, err)
+	}
+	chosen, err := numbers(*only)
 	if err != nil {
 		fail(2, err)
 	}
@@ -50,7 +54,7 @@ func main() {
 		fail(2, err)
 	}
 	start := time.Now()
-	kills, err := huntAll(dir, mutants, *only, from, to, max(1, *parallel))
+	kills, err := huntAll(dir, mutants, chosen, from, to, max(1, *parallel))
 	os.RemoveAll(dir)
 	if err != nil {
 		fail(2, err)
@@ -63,10 +67,10 @@ func main() {
 	}
 }
 
-// huntAll builds and hunts every mutant (or only mutant number only), in
+// huntAll builds and hunts every mutant (or only those numbered in only), in
 // dir, parallel at a time, with the seeds from first to last, printing
 // each result as it is known. It returns the kills in the lists' order.
-func huntAll(dir string, mutants []mutant, only int, first, last int64, parallel int) ([]kill, error) {
+func huntAll(dir string, mutants []mutant, only map[int]bool, first, last int64, parallel int) ([]kill, error) {
 	var mu sync.Mutex
 	var kills []kill
 	var errs []error
@@ -80,7 +84,9 @@ func huntAll(dir string, mutants []mutant, only int, first, last int64, parallel
 				k, err := mutants[i].run(dir, i+1, first, last)
 				mu.Lock()
 				if err != nil {
-					errs = append(errs, fmt.Errorf("mutant %d (%s): %w", i+1, mutants[i].name, err))
+					err = fmt.Errorf("mutant %d (%s): %w", i+1, mutants[i].name, err)
+					fmt.Fprintln(os.Stderr, "mutants:", err)
+					errs = append(errs, err)
 				} else {
 					fmt.Println(k.line())
 					kills = append(kills, k)
@@ -90,7 +96,7 @@ func huntAll(dir string, mutants []mutant, only int, first, last int64, parallel
 		}()
 	}
 	for i := range mutants {
-		if only == 0 || only == i+1 {
+		if len(only) == 0 || only[i+1] {
 			jobs <- i
 		}
 	}
@@ -101,6 +107,19 @@ func huntAll(dir string, mutants []mutant, only int, first, last int64, parallel
 	}
 	sort.Slice(kills, func(i, j int) bool { return kills[i].n < kills[j].n })
 	return kills, nil
+}
+
+// numbers parses N,M,... into a set; "" is the empty set.
+func numbers(s string) (map[int]bool, error) {
+	set := map[int]bool{}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-only %q: want mutant numbers N,M,... from 1", s)
+		}
+		set[n] = true
+	}
+	return set, nil
 }
 
 // seedRange parses FIRST-LAST (or a single seed).

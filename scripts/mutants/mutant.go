@@ -139,6 +139,7 @@ func checkAll(mutants []mutant) error {
 
 // run builds mutant number n into dir and hunts it.
 func (m mutant) run(dir string, n int, first, last int64) (kill, error) {
+	start := time.Now()
 	binary, err := m.build(dir, n)
 	if err != nil {
 		return kill{}, err
@@ -149,7 +150,7 @@ func (m mutant) run(dir string, n int, first, last int64) (kill, error) {
 	} else {
 		k, err = m.hunt(binary, first, last)
 	}
-	k.n, k.pkg = n, m.pkg
+	k.n, k.pkg, k.took = n, m.pkg, time.Since(start)
 	return k, err
 }
 
@@ -218,7 +219,7 @@ func (m mutant) hunt(binary string, first, last int64) (kill, error) {
 func (m mutant) test(binary string) (kill, error) {
 	start := time.Now()
 	k := kill{name: m.name}
-	cmd := exec.Command(binary, "-test.count=1", "-test.timeout=5m")
+	cmd := exec.Command(binary, "-test.count=1", "-test.timeout=5m", "-test.failfast", "-test.short")
 	cmd.Dir = m.pkg
 	out, err := cmd.CombinedOutput()
 	k.took = time.Since(start)
