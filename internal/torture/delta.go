@@ -55,14 +55,17 @@ func splitState(p string) (string, int32) {
 	return topic, id
 }
 
-// dualWrite returns g's dual-write Client, made once per generation so
-// that it remembers across calls; its trace hook checks each transaction
-// it sends.
+// dualWrite returns g's dual-write Client, made once per Writer of the
+// generation so that it remembers across calls; its trace hook checks
+// each transaction it sends.
 func (d *driver) dualWrite(g *generation) *dualwrite.Client {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.dw == nil {
+	if g.dw == nil || g.dwOf != g.w {
+		// A new Writer (after a stale session, say) gets a Client that
+		// remembers nothing.
 		g.dw = must.Get(dualwrite.New(g.w, dualwrite.WithTrace(func(e dualwrite.TraceEvent) { d.checkTransaction(g, e) })))
+		g.dwOf, g.learnedAt = g.w, nil
 	}
 	return g.dw
 }

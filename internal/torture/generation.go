@@ -29,7 +29,8 @@ type generation struct {
 	w            *migrationzk.Writer
 	// dw is the writer's dual-write Client, made on first use; it
 	// remembers what it read and wrote during the tenure.
-	dw *dualwrite.Client
+	dw   *dualwrite.Client
+	dwOf *migrationzk.Writer // the Writer dw writes through
 	// learnedAt holds when dw learned what it remembers of each path it
 	// read or wrote (guarded by mu).
 	learnedAt map[string]int64
