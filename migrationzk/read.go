@@ -29,12 +29,40 @@ type Znode struct {
 // connections: what ZooKeeper holds after every write committed before the
 // call. A missing znode reads as Exists false, not as an error.
 func (w *Writer) Read(ctx context.Context, paths ...string) ([]Znode, error) {
+	return w.read(ctx, true, paths)
+}
+
+// Sync checks paths as Read does (an invalid one fails it with an error
+// wrapping ErrInvalidArgument, nothing sent), then syncs with the leader:
+// reads of them that follow on the same connection (ReadAfterSync,
+// ChildrenAfterSync) see every write committed before the call. Should the connection move to another server in between, they
+// may see less; callers that condition their writes on what they read
+// find that out from ZooKeeper's refusal.
+func (w *Writer) Sync(ctx context.Context, paths ...string) error {
+	if _, err := w.fullPaths(paths); err != nil {
+		return err
+	}
+	if err := w.exec.sync(ctx, w.exec.retrier(), w.migrationPath); err != nil {
+		return fmt.Errorf("migrationzk: sync: %w", err)
+	}
+	return nil
+}
+
+// ReadAfterSync reads as Read does, without Read's sync: for several
+// reads that follow one Sync.
+func (w *Writer) ReadAfterSync(ctx context.Context, paths ...string) ([]Znode, error) {
+	return w.read(ctx, false, paths)
+}
+
+func (w *Writer) read(ctx context.Context, sync bool, paths []string) ([]Znode, error) {
 	full, err := w.fullPaths(paths)
 	if err != nil || len(full) == 0 {
 		return nil, err
 	}
-	if err := w.exec.sync(ctx, w.exec.retrier(), full[0]); err != nil {
-		return nil, fmt.Errorf("migrationzk: sync: %w", err)
+	if sync {
+		if err := w.exec.sync(ctx, w.exec.retrier(), full[0]); err != nil {
+			return nil, fmt.Errorf("migrationzk: sync: %w", err)
+		}
 	}
 	cur, err := w.exec.getAll(ctx, full)
 	if err != nil {
@@ -64,12 +92,24 @@ type Listing struct {
 // retrying over lost connections. A missing znode has no children and
 // reports Exists false, not an error.
 func (w *Writer) Children(ctx context.Context, paths ...string) ([]Listing, error) {
+	return w.children(ctx, true, paths)
+}
+
+// ChildrenAfterSync lists children as Children does, without its sync:
+// for several reads that follow one Sync.
+func (w *Writer) ChildrenAfterSync(ctx context.Context, paths ...string) ([]Listing, error) {
+	return w.children(ctx, false, paths)
+}
+
+func (w *Writer) children(ctx context.Context, sync bool, paths []string) ([]Listing, error) {
 	full, err := w.fullPaths(paths)
 	if err != nil || len(full) == 0 {
 		return nil, err
 	}
-	if err := w.exec.sync(ctx, w.exec.retrier(), full[0]); err != nil {
-		return nil, fmt.Errorf("migrationzk: sync: %w", err)
+	if sync {
+		if err := w.exec.sync(ctx, w.exec.retrier(), full[0]); err != nil {
+			return nil, fmt.Errorf("migrationzk: sync: %w", err)
+		}
 	}
 	out := make([]Listing, len(paths))
 	err = inParallel(len(full), func(i int) error {

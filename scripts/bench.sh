@@ -34,6 +34,8 @@ run '^BenchmarkDeltaScaling$' 5
 run '^BenchmarkRead$' 3
 run '^BenchmarkSync$' 3
 run '^BenchmarkImageMemory$' 3
+run '^BenchmarkRememberedDelta$' 200
+run '^BenchmarkRememberedMemory$' 3
 note "load after: $(uptime | sed 's/.*load average/load average/')"
 echo
 go run ./internal/benchfmt "$out"

@@ -8,7 +8,7 @@ import (
 
 // row is one line of the table: a figure and, for a goal, whether it holds.
 type row struct {
-	goal    string // the goal's number, 1 to 10
+	goal    string // the goal's number, 1 to 11
 	what    string
 	bench   string
 	figure  string
@@ -59,6 +59,7 @@ func evaluate(r run) []row {
 	rows = append(rows, readRows(r)...)
 	rows = append(rows, syncRows(r)...)
 	rows = append(rows, imageMemoryRows(r)...)
+	rows = append(rows, rememberRows(r)...)
 	return rows
 }
 

@@ -58,6 +58,12 @@ const (
 	CheckStuck = "stuck"
 	// CheckUnexpected: an error the situation does not explain.
 	CheckUnexpected = "unexpected-error"
+	// CheckDelta: a delta through the remembering dual-write Client
+	// succeeded, and ZooKeeper does not hold what it asked for.
+	CheckDelta = "delta"
+	// CheckUnconditioned: the dual-write Client sent a SetData or delete
+	// of a partition state at any version.
+	CheckUnconditioned = "unconditioned"
 	// CheckHarness: the suite itself failed (a read, a kill, a restart).
 	CheckHarness = "harness"
 )

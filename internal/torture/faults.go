@@ -71,6 +71,7 @@ func faultTable() []weightedFault {
 		{faultKind{FaultExpireSession, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectExpireSession(c.g) }}, 3},
 		{faultKind{FaultRival, noRival, rival("")}, 2},
 		{faultKind{FaultForeignWrite, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectForeignWrite(c.g, *c.wk) }}, 3},
+		{faultKind{FaultForeignDelta, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectForeignDelta(c.g, *c.wk) }}, 6},
 		{faultKind{FaultABAWrite, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectABA(c.g, *c.wk, c.s) }}, 3},
 		{faultKind{FaultTenureEnds, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectTenureEnds(c.g) }}, 2},
 		{faultKind{FaultRecreate, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectRecreate(c.g, c.wk) }}, 5},

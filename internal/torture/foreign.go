@@ -19,6 +19,8 @@ import (
 func (d *driver) foreignWrite(rng *rand.Rand, g *generation, wk work) {
 	r := rng.Float64()
 	switch {
+	case len(wk.delta) > 0 && r < 0.8:
+		d.foreignDeltaWrite(rng, g, wk.delta)
 	case r < 0.3 && len(wk.ops) > 0 && isCreate(wk.ops[0]):
 		path := d.p(wk.ops[0].Path())
 		d.foreignCreate(FaultForeignWrite, path, []byte("foreign"))

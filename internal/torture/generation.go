@@ -12,6 +12,7 @@ import (
 
 	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -26,7 +27,17 @@ type generation struct {
 	faults       *zktest.FaultDialer
 	conn         *zk.Conn
 	w            *migrationzk.Writer
-	s            migrationzk.State
+	// dw is the writer's dual-write Client, made on first use; it
+	// remembers what it read and wrote during the tenure.
+	dw   *dualwrite.Client
+	dwOf *migrationzk.Writer // the Writer dw writes through
+	// learnedAt holds when dw learned what it remembers of each path it
+	// read or wrote (guarded by mu).
+	learnedAt map[string]int64
+	// opBasis holds, for the ops of dw's last transaction, when what they
+	// are conditioned on was learned (guarded by mu).
+	opBasis map[string]int64
+	s       migrationzk.State
 	// learned is when the call that returned s returned; since when it
 	// started.
 	learned, since int64

@@ -31,6 +31,9 @@ func (wl *workload) ask(wk work) {
 	for _, e := range wk.sync {
 		wl.asked[e.path] = true
 	}
+	for _, ch := range wk.delta {
+		wl.asked[ch.path] = true
+	}
 }
 
 // inventedZnodes returns, sorted, the paths of tree (full paths) that no

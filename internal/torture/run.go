@@ -74,6 +74,11 @@ const (
 	// payload znode of the batch, so the version moves by two with content
 	// equal to ours.
 	FaultABAWrite = "aba-write"
+	// FaultForeignDelta: before a delta through the remembering
+	// dual-write Client, another party changes, deletes, or deletes and
+	// recreates (with the same bytes, back at the same version: an ABA)
+	// a partition state the delta changes.
+	FaultForeignDelta = "foreign-delta"
 	// FaultTenureEnds: right after a checkpoint or batch of ours committed,
 	// before its reply, a rival controller claims leadership: our tenure
 	// ends during a lost acknowledgement.
@@ -173,6 +178,9 @@ type Report struct {
 	Jumps        int
 	// Unknown counts calls that ended with ErrOutcomeUnknown.
 	Unknown int
+	// Remembered counts the transactions the dual-write Client planned
+	// partly from what it remembered.
+	Remembered int
 	// Reconnects counts clients replaced after ErrStaleSession.
 	Reconnects int
 	// FinalWrite is how long the first write after the faults stopped took.
@@ -268,6 +276,9 @@ type driver struct {
 	finalWrite time.Duration
 	conflicts  int
 	unknown    atomic.Int64
+	// remembered counts the transactions the dual-write Client planned
+	// partly from what it remembers.
+	remembered atomic.Int64
 	jumps      atomic.Int64 // rollback-safe claims that raised /controller_epoch by more than one
 	reconnects int
 	fenced     int
@@ -320,7 +331,7 @@ func Run(t testing.TB, cfg Config) *Report {
 	}
 	d.finish()
 
-	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts,
+	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts, Remembered: int(d.remembered.Load()),
 		Fenced: d.fenced, Generations: len(d.gens), Unknown: int(d.unknown.Load()), Reconnects: d.reconnects,
 		RollbackSafe: d.rollbackSafeWriters(), Jumps: int(d.jumps.Load()),
 		Syncs: d.syncs.calls, SyncsStopped: d.syncs.stopped, SyncChanges: d.syncs.changes}

@@ -101,8 +101,8 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 			}
 			continue
 		case res.fenced:
-			for _, o := range wk.ops {
-				d.relearn(o.Path())
+			for _, p := range wk.paths() {
+				d.relearn(p)
 			}
 			return d.takeOver(g, s)
 		case res.conflict:
@@ -123,6 +123,8 @@ func (d *driver) callOnce(ctx context.Context, g *generation, s migrationzk.Stat
 		return d.vocabulary(ctx, g, s, wk.vocab, first)
 	case wk.sync != nil:
 		return d.sync(ctx, g, s, wk.sync, first)
+	case wk.delta != nil:
+		return d.delta(ctx, g, s, wk.delta, first)
 	case wk.ops == nil:
 		return d.update(ctx, g, s, first)
 	}
@@ -135,7 +137,7 @@ func (d *driver) callOnce(ctx context.Context, g *generation, s migrationzk.Stat
 // checkpoint after Updates that all sent nothing, as a caller free to move
 // on would. first is when the call's effects may date from.
 func (d *driver) again(g *generation, s migrationzk.State, wk work, doubted bool, first int64) (migrationzk.State, work, int64) {
-	if !doubted && wk.ops == nil && wk.vocab == nil && wk.sync == nil && d.rng.Float64() < 0.5 {
+	if !doubted && wk.ops == nil && wk.vocab == nil && wk.sync == nil && wk.delta == nil && d.rng.Float64() < 0.5 {
 		return d.nextCheckpoint(g), wk, d.h.now()
 	}
 	return s, d.mergeNextDelta(wk, g.epoch), first
@@ -144,8 +146,8 @@ func (d *driver) again(g *generation, s migrationzk.State, wk work, doubted bool
 // resync is what the driver does after a conflict: read /migration again
 // (as a controller reloads its state), and reread the batch's znodes.
 func (d *driver) resync(g *generation, wk work) bool {
-	for _, o := range wk.ops {
-		d.relearn(o.Path())
+	for _, p := range wk.paths() {
+		d.relearn(p)
 	}
 	return d.getOrCreate(g)
 }
@@ -158,4 +160,17 @@ func (d *driver) relearn(rel string) {
 		return
 	}
 	d.learn(rel, v.Exists, v.Version, d.h.now())
+}
+
+// paths returns the payload znodes wk's ops or delta write, relative to
+// the root.
+func (wk work) paths() []string {
+	var out []string
+	for _, o := range wk.ops {
+		out = append(out, o.Path())
+	}
+	for _, ch := range wk.delta {
+		out = append(out, ch.path)
+	}
+	return out
 }

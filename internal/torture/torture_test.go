@@ -106,10 +106,13 @@ func TestTorture(t *testing.T) {
 		torture.FaultForeignWrite, torture.FaultABAWrite, torture.FaultTenureEnds, torture.FaultRecreate,
 		torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
 		torture.FaultDeadlineInDoubt, torture.FaultLoser, torture.FaultResume, torture.FaultImitate,
-		torture.FaultIsolateLeader, torture.FaultClientMinority, torture.FaultHeal, torture.FaultEpochBoundary} {
+		torture.FaultIsolateLeader, torture.FaultClientMinority, torture.FaultHeal, torture.FaultEpochBoundary, torture.FaultForeignDelta} {
 		if r.Faults[kind] == 0 {
 			t.Errorf("no %s fault injected", kind)
 		}
+	}
+	if r.Remembered == 0 {
+		t.Errorf("no delta was planned from what the dual-write Client remembered")
 	}
 	if r.LostAcks == 0 || r.Conflicts == 0 || r.Fenced == 0 {
 		t.Errorf("the faults did not bite: %d lost acks recovered, %d conflicts, %d fenced", r.LostAcks, r.Conflicts, r.Fenced)

@@ -20,6 +20,9 @@ type work struct {
 	// sync, when set, makes the call a Sync of the image ZooKeeper holds
 	// with these edits.
 	sync []syncEdit
+	// delta, when set, makes the call a delta of partition states
+	// through the generation's remembering dual-write Client.
+	delta []deltaChange
 }
 
 // workload chooses the driver's calls, as a KRaft controller's metadata
@@ -63,6 +66,9 @@ func (wl *workload) choose(epoch int32) work {
 	}
 	if wl.rng.Float64() < 0.15 {
 		return work{vocab: wl.chooseVocabulary(wl.offset + 1)}
+	}
+	if len(wl.states) > 0 && wl.rng.Float64() < 0.3 {
+		return work{delta: wl.chooseDelta()}
 	}
 	if wl.rng.Float64() < syncChance(len(wl.states)) {
 		return work{sync: wl.chooseSync(wl.offset + 1)}
@@ -132,7 +138,7 @@ func deleteTopicOps(statePath string) []migrationzk.Op {
 // controller that merges its backlog would: the batch then holds ops that
 // no earlier copy of it held.
 func (wl *workload) mergeNextDelta(wk work, epoch int32) work {
-	if wk.ops == nil || wk.vocab != nil || wk.sync != nil || wl.rng.Float64() < 0.5 {
+	if wk.ops == nil || wk.vocab != nil || wk.sync != nil || wk.delta != nil || wl.rng.Float64() < 0.5 {
 		return wk
 	}
 	ops := append([]migrationzk.Op(nil), wk.ops...)

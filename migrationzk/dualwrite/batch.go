@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
@@ -16,6 +17,10 @@ import (
 const (
 	maxReadRounds  = 8
 	maxApplyRounds = 8
+	// maxMendRounds is how many refused rounds that relied on what the
+	// Client remembers do not count toward maxApplyRounds: each forgets
+	// what it touched, so the next reads it.
+	maxMendRounds = 8
 )
 
 // change plans one change into v for the checkpoint s; it reports false
@@ -40,6 +45,8 @@ type Batch struct {
 	// expected is about how many ops the changes may plan, for planning
 	// to allocate its room once.
 	expected int
+	// synced is set once the call synced for its reads.
+	synced bool
 }
 
 // Batch returns an empty Batch.
@@ -56,13 +63,18 @@ func (b *Batch) add(ch change, err error) *Batch {
 	return b
 }
 
-// Apply reads, after a sync, what the batch's changes touch, and writes
-// what differs from them with Writer.ApplyAtomic, checkpoint s last. A
-// batch that changes nothing writes the checkpoint alone. When another
-// writer changes one of the znodes between the read and the write, the
-// transaction is refused whole, and Apply reads again and tries anew. The
-// results are those of the last ApplyAtomic; the State is what ZooKeeper
-// holds, as migrationzk.Writer.Apply documents.
+// Apply plans the batch's changes from what the Client remembers of its
+// tenure and, for what it does not, from what it reads after one sync,
+// and writes what differs with Writer.ApplyAtomic, checkpoint s last,
+// each op conditioned on the version planning knew: SetData at it, a
+// create where the znode was seen missing, a delete at it. A batch that
+// changes nothing writes the checkpoint alone. When ZooKeeper refuses the
+// transaction because a znode is not as planned (another writer changed
+// it, or what was remembered is out of date), Apply forgets everything
+// the transaction touched, reads it again and tries anew; rounds that
+// relied on what was remembered do not count toward the rounds another
+// writer may cost. The results are those of the last ApplyAtomic; the
+// State is what ZooKeeper holds, as migrationzk.Writer.Apply documents.
 func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.State, []migrationzk.OpResult, error) {
 	if b.err != nil {
 		return s, nil, b.err
@@ -70,8 +82,11 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 	if b.c == nil {
 		return s, nil, invalidf("a Batch not made by Client.Batch")
 	}
+	b.c.enter(s)
+	defer b.c.leave()
+	b.synced = false
 	v := b.newView()
-	for round := 0; ; round++ {
+	for round, mended := 0, 0; ; {
 		ops, err := b.plan(ctx, v, s)
 		if err != nil {
 			return s, nil, err
@@ -81,11 +96,19 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 			return st, nil, err
 		}
 		st, res, err := b.c.w.ApplyAtomic(ctx, s, ops...)
+		b.c.mem.wrote(res)
+		b.c.report(TraceEvent{Kind: TraceTransaction, Ops: ops, Results: res, Err: err, Remembered: v.usedMemory})
+		if v.usedMemory && mended < maxMendRounds {
+			mended++
+		} else {
+			round++
+		}
 		var refused *migrationzk.OpError
-		if !errors.As(err, &refused) || round+1 == maxApplyRounds {
+		if !errors.As(err, &refused) || round == maxApplyRounds {
 			return st, res, err
 		}
-		// Another writer got in between: read everything again.
+		// ZooKeeper holds something else than planned: what the
+		// transaction touched was forgotten; read it again.
 		s.MigrationZkVersion = st.MigrationZkVersion
 		v = b.newView()
 	}
@@ -114,6 +137,7 @@ func (b *Batch) expect(n int) { b.expected += n }
 func (b *Batch) newView() *view {
 	v := newView()
 	v.overwrite = b.overwrite
+	v.mem = b.c.mem
 	v.planned = make(map[string]migrationzk.Znode, b.expected)
 	v.ops = make([]migrationzk.Op, 0, b.expected)
 	return v
@@ -143,9 +167,20 @@ func (b *Batch) plan(ctx context.Context, v *view, s migrationzk.State) ([]migra
 	return nil, fmt.Errorf("dualwrite: planning needed more than %d rounds of reads", maxReadRounds)
 }
 
-// read reads what v asked for, the znodes and the listings at once.
+// read reads what v asked for, the znodes and the listings at once,
+// after the call's one sync, and remembers what it found.
 func (b *Batch) read(ctx context.Context, v *view) error {
 	data, children := v.wanted()
+	if !b.synced {
+		if err := b.c.w.Sync(ctx, append(data, children...)...); err != nil {
+			return err
+		}
+		b.synced = true
+		b.c.report(TraceEvent{Kind: TraceSync})
+	}
+	if b.c.cfg.trace != nil {
+		b.c.report(TraceEvent{Kind: TraceReadWave, Reads: len(data), Listings: len(children), Paths: append(slices.Clip(data), children...)})
+	}
 	var zs []migrationzk.Znode
 	var ls []migrationzk.Listing
 	var dataErr, childrenErr error
@@ -154,11 +189,11 @@ func (b *Batch) read(ctx context.Context, v *view) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			zs, dataErr = b.c.w.Read(ctx, data...)
+			zs, dataErr = b.c.w.ReadAfterSync(ctx, data...)
 		}()
 	}
 	if len(children) > 0 {
-		ls, childrenErr = b.c.w.Children(ctx, children...)
+		ls, childrenErr = b.c.w.ChildrenAfterSync(ctx, children...)
 	}
 	wg.Wait()
 	if err := errors.Join(dataErr, childrenErr); err != nil {
@@ -166,9 +201,11 @@ func (b *Batch) read(ctx context.Context, v *view) error {
 	}
 	for _, z := range zs {
 		v.znodes[z.Path] = z
+		b.c.mem.learn(z)
 	}
 	for _, l := range ls {
 		v.children[l.Path] = l.Names
+		b.c.mem.learnListing(l)
 	}
 	return nil
 }

@@ -9,12 +9,22 @@
 // that carry the checkpoint: a Client's method is one transaction (unless
 // the size limit splits it), and a Batch turns a whole KRaft delta into
 // one. Changes are described by the state ZooKeeper must end in: each call
-// reads, after a sync, what its change touches, and writes only what
-// differs, so that a change applied twice is applied once, and a delta
-// replayed after a crash finishes what the first attempt began. A
-// transaction lands whole or not at all; when another writer changes a
-// znode between the read and the write, the call reads again and tries
-// anew.
+// plans from what its Client remembers of the znodes it touches (what the
+// Client read and wrote during its Writer's tenure: versions, existence,
+// listings, a digest of each partition state) and reads the rest, after
+// one sync, in one wave; it writes only what differs, each op conditioned
+// on the version it planned from, so that a change applied twice is
+// applied once, and a delta replayed after a crash finishes what the first
+// attempt began. A delta whose znodes are all remembered sends its
+// transaction and nothing else; a change the Client remembers as held
+// already is confirmed by a read, never left out on memory alone. A
+// transaction lands whole or not at all; when ZooKeeper refuses it because
+// a znode is not as planned (another writer changed it), the call forgets
+// what the transaction touched, reads it again and tries anew. What the
+// Client remembers is bounded (WithRememberedPartitions) and dropped on
+// request (Client.Forget); its one blind spot, shared with Kafka's cached
+// zkVersions, is a znode another client deletes and recreates back to the
+// remembered version (see Client).
 //
 // Partition states are stamped with the State's KRaftControllerEpoch as
 // their controller_epoch, and the checkpoint names its KRaftControllerID:

@@ -61,7 +61,7 @@ func (r *imageReader) bad(path string, err error) {
 
 // children lists the children of path, nil when it is missing.
 func (r *imageReader) children(ctx context.Context, path string) ([]string, error) {
-	ls, err := r.w.Children(ctx, path)
+	ls, err := r.list(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +95,11 @@ func (r *imageReader) topicPage(ctx context.Context, page []string) error {
 	for i, name := range page {
 		paths[i], lists[i] = znode.TopicPath(name), znode.TopicPartitionsPath(name)
 	}
-	zs, err := r.w.Read(ctx, paths...)
+	zs, err := r.read(ctx, paths...)
 	if err != nil {
 		return err
 	}
-	ls, err := r.w.Children(ctx, lists...)
+	ls, err := r.list(ctx, lists...)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func statePaths(topic string, names []string) []string {
 
 // partitionStates reads the states at paths into their topics' partitions.
 func (r *imageReader) partitionStates(ctx context.Context, topics []*Topic, paths []string) error {
-	zs, err := r.w.Read(ctx, paths...)
+	zs, err := r.read(ctx, paths...)
 	if err != nil {
 		return err
 	}
@@ -216,4 +216,23 @@ func splitStatePath(p string) (string, int32) {
 	idText, _, _ := strings.Cut(rest, "/")
 	id, _ := strconv.ParseInt(idText, 10, 32)
 	return topic, int32(id)
+}
+
+// read reads paths as Writer.Read does, and remembers what it found.
+func (r *imageReader) read(ctx context.Context, paths ...string) ([]migrationzk.Znode, error) {
+	zs, err := r.w.Read(ctx, paths...)
+	for _, z := range zs {
+		r.c.mem.learn(z)
+	}
+	return zs, err
+}
+
+// list lists the children of paths as Writer.Children does, and
+// remembers what it found.
+func (r *imageReader) list(ctx context.Context, paths ...string) ([]migrationzk.Listing, error) {
+	ls, err := r.w.Children(ctx, paths...)
+	for _, l := range ls {
+		r.c.mem.learnListing(l)
+	}
+	return ls, err
 }

@@ -62,7 +62,7 @@ func (r *imageReader) readChildren(ctx context.Context, p string) (map[string]ch
 	for i, n := range names {
 		paths[i] = p + "/" + n
 	}
-	zs, err := r.w.Read(ctx, paths...)
+	zs, err := r.read(ctx, paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (r *imageReader) tokens(ctx context.Context) error {
 
 // producerID reads /latest_producer_id_block; null data holds no block.
 func (r *imageReader) producerID(ctx context.Context) error {
-	zs, err := r.w.Read(ctx, znode.ProducerIDBlockPath)
+	zs, err := r.read(ctx, znode.ProducerIDBlockPath)
 	if err != nil {
 		return err
 	}

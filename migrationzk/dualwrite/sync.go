@@ -73,6 +73,7 @@ func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, o
 	}
 	start := time.Now()
 	var rep SyncReport
+	c.enter(s)
 	current, err := c.Read(ctx, func(p ReadProgress) {
 		rep.Partitions = p.Partitions
 		if o.progress != nil {

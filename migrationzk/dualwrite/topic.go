@@ -220,10 +220,11 @@ func (b *Batch) UpdatePartitions(topic string, states map[int32]PartitionState) 
 	nameErr := topicNameRule(topic)
 	b.expect(len(ids))
 	return b.add(func(v *view, s migrationzk.State) bool {
-		if !v.admitName(nameErr, znode.TopicPath(topic)) || !v.checkAssigned(topic, ids, states) {
-			return false
-		}
-		return v.putPartitions(topic, ids, func(id int32) PartitionState { return states[id] }, s)
+		// Everything is asked for at once, so that a cold delta reads in
+		// one wave.
+		ok := v.admitName(nameErr, znode.TopicPath(topic))
+		ok = v.checkAssigned(topic, ids, states) && ok
+		return v.putPartitions(topic, ids, func(id int32) PartitionState { return states[id] }, s) && ok
 	}, err)
 }
 
@@ -268,6 +269,10 @@ func (v *view) topicID(topic string, id znode.Uuid) (known, conflict bool) {
 	held, err := znode.DecodeTopic(z.Data)
 	if err != nil || !idReplaced(held.ID, id) {
 		return true, false
+	}
+	if !v.fresh(znode.TopicPath(topic)) {
+		v.wantData[znode.TopicPath(topic)] = true // an error must not rest on memory
+		return false, false
 	}
 	if v.err == nil {
 		v.err = &TopicIDError{Topic: topic, Held: held.ID, Requested: id}
@@ -315,10 +320,7 @@ func topicZnode(t Topic) znode.Topic {
 // partitions znode, holding the state stateOf gives it, stamped with s's
 // KRaft controller epoch. The topic znode must exist.
 func (v *view) putPartitions(topic string, ids []int32, stateOf func(id int32) PartitionState, s migrationzk.State) bool {
-	if !v.requireTopic(topic) {
-		return false
-	}
-	ok := true
+	ok := v.requireTopic(topic)
 	for _, id := range ids {
 		ok = v.putPartition(topic, id, stateOf(id), s) && ok
 	}
@@ -357,6 +359,10 @@ func (v *view) listPartitions(topic string) bool {
 // It reports whether that is known.
 func (v *view) requireTopic(topic string) bool {
 	exists, known := v.exists(znode.TopicPath(topic))
+	if known && !exists && !v.fresh(znode.TopicPath(topic)) {
+		v.wantData[znode.TopicPath(topic)] = true // an error must not rest on memory
+		return false
+	}
 	if known && !exists && v.lacking == nil {
 		v.lacking = fmt.Errorf("dualwrite: %s does not exist: the partitions of topic %q are written with their topic (CreateTopic) or after it", znode.TopicPath(topic), topic)
 	}
@@ -452,7 +458,7 @@ func (v *view) checkAssigned(topic string, ids []int32, states map[int32]Partiti
 	if !known || !z.Exists {
 		return known
 	}
-	assigned, err := znode.DecodeTopic(z.Data)
+	assigned, err := v.decodeTopic(z)
 	if err != nil {
 		return true
 	}
@@ -461,7 +467,12 @@ func (v *view) checkAssigned(topic string, ids []int32, states map[int32]Partiti
 		if !ok {
 			continue
 		}
-		if err := checkLeaderState(topic, id, a.Replicas, states[id]); err != nil && v.err == nil {
+		err := checkLeaderState(topic, id, a.Replicas, states[id])
+		if err != nil && !v.fresh(znode.TopicPath(topic)) {
+			v.wantData[znode.TopicPath(topic)] = true // an error must not rest on memory
+			return false
+		}
+		if err != nil && v.err == nil {
 			v.err = err
 		}
 	}

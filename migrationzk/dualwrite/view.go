@@ -34,17 +34,26 @@ type view struct {
 	// is complete: until then an earlier change may not have planned the
 	// create of that znode yet.
 	lacking error
+	// mem is what the Client remembers, consulted for what this batch
+	// has not read; nil for none.
+	mem *memory
+	// digests are the partition states served from mem: their data is
+	// not known, only its digest.
+	digests map[string]uint64
+	// usedMemory is set once planning relied on mem.
+	usedMemory bool
 }
 
 func newView() *view {
 	return &view{znodes: map[string]migrationzk.Znode{}, children: map[string][]string{},
-		planned: map[string]migrationzk.Znode{}, wantData: map[string]bool{}, wantChildren: map[string]bool{}}
+		planned: map[string]migrationzk.Znode{}, digests: map[string]uint64{}, wantData: map[string]bool{}, wantChildren: map[string]bool{}}
 }
 
 // reset forgets the ops planned, keeping what was read.
 func (v *view) reset() {
 	v.ops, v.err, v.lacking = v.ops[:0], nil, nil
 	clear(v.planned)
+	clear(v.digests)
 	clear(v.wantData)
 	clear(v.wantChildren)
 }
@@ -57,6 +66,9 @@ func (v *view) complete() bool { return len(v.wantData) == 0 && len(v.wantChildr
 // unknown znode is asked for.
 func (v *view) znode(p string) (migrationzk.Znode, bool) {
 	if z, ok := v.znodes[p]; ok {
+		return z, true
+	}
+	if z, ok := v.remembered(p); ok {
 		return z, true
 	}
 	if v.provenMissing(p) {
@@ -76,15 +88,45 @@ func (v *view) znode(p string) (migrationzk.Znode, bool) {
 // topic's partitions, a read of each.
 func (v *view) provenMissing(p string) bool {
 	for child, dir := p, parent(p); child != "/"; child, dir = dir, parent(dir) {
+		name := child[strings.LastIndexByte(child, '/')+1:]
 		if names, listed := v.children[dir]; listed {
-			_, found := slices.BinarySearch(names, child[strings.LastIndexByte(child, '/')+1:])
+			_, found := slices.BinarySearch(names, name)
 			return !found
+		}
+		if v.mem != nil {
+			if found, listed := v.mem.hasChild(dir, name); listed {
+				v.usedMemory = true
+				return !found
+			}
 		}
 		if z, read := v.znodes[dir]; read {
 			return !z.Exists
 		}
+		if v.mem == nil {
+			continue
+		}
+		if z, _, _, ok := v.mem.lookup(dir); ok {
+			v.usedMemory = true
+			return !z.Exists
+		}
 	}
 	return false
+}
+
+// remembered returns what the Client remembers of p.
+func (v *view) remembered(p string) (migrationzk.Znode, bool) {
+	if v.mem == nil {
+		return migrationzk.Znode{}, false
+	}
+	z, d, hasDigest, ok := v.mem.lookup(p)
+	if !ok {
+		return z, false
+	}
+	v.usedMemory = true
+	if hasDigest {
+		v.digests[p] = d
+	}
+	return z, true
 }
 
 // current returns what p holds once the ops planned so far apply, and
@@ -99,17 +141,35 @@ func (v *view) current(p string) (migrationzk.Znode, bool) {
 // exists reports whether p exists once the ops planned so far apply, and
 // whether that is known.
 func (v *view) exists(p string) (bool, bool) {
+	_, planned := v.planned[p]
+	_, read := v.znodes[p]
+	if !planned && !read && v.mem != nil && v.mem.listed(p) {
+		v.usedMemory = true // a listing of p proves it exists
+		return true, true
+	}
 	z, ok := v.current(p)
 	return z.Exists, ok
 }
 
 // childrenOf returns the children of p, sorted, and whether they were read.
 func (v *view) childrenOf(p string) ([]string, bool) {
-	c, ok := v.children[p]
-	if !ok {
-		v.wantChildren[p] = true
+	if c, ok := v.children[p]; ok {
+		return c, true
 	}
-	return c, ok
+	if z, planned := v.planned[p]; planned && (!z.Exists || z.Version == 0) {
+		return nil, true // deleted, or created, by this batch
+	}
+	if v.provenMissing(p) {
+		return nil, true
+	}
+	if v.mem != nil {
+		if c, ok := v.mem.children(p); ok {
+			v.usedMemory = true
+			return c, true
+		}
+	}
+	v.wantChildren[p] = true
+	return nil, false
 }
 
 // ensureParents plans the creates, with null data, of the missing
@@ -170,7 +230,13 @@ func (v *view) putOver(p string, z migrationzk.Znode, data []byte, compare func(
 		v.create(p, data)
 		return true, true
 	}
-	same, err := compare(z.Data)
+	same, err := v.same(p, data, z, compare)
+	if same && err == nil && !v.fresh(p) {
+		// Nothing to write, as far as the Client remembers: a change
+		// left out must not rest on memory, so p is read.
+		v.wantData[p] = true
+		return false, false
+	}
 	switch {
 	case err != nil && v.overwrite[p]:
 		v.ops = append(v.ops, migrationzk.SetData(p, data, z.Version))
@@ -185,6 +251,27 @@ func (v *view) putOver(p string, z migrationzk.Znode, data []byte, compare func(
 		v.planned[p] = migrationzk.Znode{Path: p, Exists: true, Data: data, Version: z.Version + 1}
 	}
 	return true, true
+}
+
+// same reports whether p, holding z, holds what data means: by digest
+// for a partition state whose data only the Client's memory knows, else
+// by compare. What a read found to mean data is remembered by data's
+// digest, so that later changes compare exactly.
+func (v *view) same(p string, data []byte, z migrationzk.Znode, compare func(current []byte) (bool, error)) (bool, error) {
+	if _, planned := v.planned[p]; !planned {
+		if d, ok := v.digests[p]; ok {
+			return d == v.mem.digest(data), nil
+		}
+	}
+	same, err := compare(z.Data)
+	if same && err == nil && v.mem != nil {
+		if _, read := v.znodes[p]; read {
+			if _, _, isState, ok := partitionPath(p); ok && isState {
+				v.mem.learnDigest(p, z.Version, v.mem.digest(data))
+			}
+		}
+	}
+	return same, err
 }
 
 // fail records that p holds data a change must not overwrite.
@@ -209,8 +296,13 @@ func (v *view) create(p string, data []byte) {
 // by then.
 func (v *view) remove(p string) bool {
 	exists, known := v.exists(p)
+	if known && !exists && !v.fresh(p) {
+		v.wantData[p] = true // a delete left out must not rest on memory
+		return false
+	}
 	if known && exists {
-		v.ops = append(v.ops, migrationzk.Delete(p, -1))
+		z, _ := v.current(p)
+		v.ops = append(v.ops, migrationzk.Delete(p, z.Version))
 		v.planned[p] = migrationzk.Znode{Path: p, Version: -1}
 	}
 	return known
@@ -246,4 +338,30 @@ func childPaths(p string, names []string) []string {
 		out[i] = strings.TrimSuffix(p, "/") + "/" + n
 	}
 	return out
+}
+
+// decodeTopic decodes the topic znode z, through what the Client
+// remembers when it can.
+func (v *view) decodeTopic(z migrationzk.Znode) (znode.Topic, error) {
+	if v.mem == nil {
+		return znode.DecodeTopic(z.Data)
+	}
+	return v.mem.decodeTopic(z)
+}
+
+// fresh reports whether what the batch knows of p comes from this call:
+// planned, read, or proven missing by what was read, not from what the
+// Client remembers.
+func (v *view) fresh(p string) bool {
+	if _, ok := v.planned[p]; ok {
+		return true
+	}
+	if _, ok := v.znodes[p]; ok {
+		return true
+	}
+	mem, used := v.mem, v.usedMemory
+	v.mem = nil
+	proven := v.provenMissing(p)
+	v.mem, v.usedMemory = mem, used
+	return proven
 }

@@ -159,3 +159,16 @@ func ExampleWithTickTime() {
 	}
 	_ = testExpiry
 }
+
+// A standing latency makes every round trip cost what it costs across
+// availability zones.
+func ExampleFaultDialer_SetLatency() {
+	testAcrossZones := func(t *testing.T) {
+		srv := zktest.Start(t)
+		faults := zktest.NewFaultDialer(t)
+		faults.SetLatency(time.Millisecond) // each way: 2 ms a round trip
+		conn := srv.Connect(t, faults.Option())
+		_ = conn // ... measure the code under test against conn ...
+	}
+	_ = testAcrossZones
+}

@@ -245,6 +245,7 @@ type FaultDialer struct {
 	Dialer zk.Dialer
 
 	mu       sync.Mutex
+	latency  time.Duration
 	conns    map[*faultConn]struct{}
 	armed    []*Armed
 	counts   map[int32]int64
@@ -303,6 +304,24 @@ func (d *FaultDialer) Unfired() []Fault {
 	return faults
 }
 
+// SetLatency makes every frame of d's connections, opened or to come,
+// take latency more to arrive, each way: a request's reply comes 2 ×
+// latency later than on the bare connection, as across availability
+// zones, while requests in flight together still overlap. Frames keep
+// their order. 0 turns it off. Faults act on a frame before its delay.
+func (d *FaultDialer) SetLatency(latency time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.latency = max(latency, 0)
+}
+
+// Latency returns what SetLatency set.
+func (d *FaultDialer) Latency() time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.latency
+}
+
 // Option returns the go-zookeeper option that makes a client dial through d.
 func (d *FaultDialer) Option() func(*zk.Conn) { return zk.WithDialer(d.Dial) }
 
@@ -316,7 +335,7 @@ func (d *FaultDialer) Dial(network, address string, timeout time.Duration) (net.
 	if err != nil {
 		return nil, err
 	}
-	fc := &faultConn{Conn: c, d: d, drop: map[int32]*Armed{}}
+	fc := &faultConn{Conn: c, d: d, drop: map[int32]*Armed{}, done: make(chan struct{})}
 	d.mu.Lock()
 	if d.conns == nil {
 		d.conns = map[*faultConn]struct{}{}
@@ -471,9 +490,12 @@ type faultConn struct {
 	net.Conn
 	d *FaultDialer
 
-	wmu     sync.Mutex
-	out     wire.Framer // client-to-server bytes not yet a whole frame
-	greeted bool        // the handshake request went out
+	wmu sync.Mutex
+	out wire.Framer // client-to-server bytes not yet a whole frame
+	// delayed carries frames to the server under latency, once any was.
+	delayed chan delayedFrame
+	done    chan struct{} // closed with the connection
+	greeted bool          // the handshake request went out
 
 	rmu sync.Mutex
 	buf []byte // read buffer
@@ -481,10 +503,11 @@ type faultConn struct {
 	// client asked for (overridden to wake a blocked read for them).
 	injected     []byte
 	readDeadline time.Time
-	in           wire.Framer // server-to-client bytes not yet a whole frame
-	ready        []byte      // whole frames cleared for delivery
-	welcome      bool        // the handshake reply came in
-	readErr      error       // returned once ready is drained
+	in           wire.Framer  // server-to-client bytes not yet a whole frame
+	ready        []byte       // whole frames cleared for delivery
+	due          []readyChunk // when parts of ready are due, under latency
+	welcome      bool         // the handshake reply came in
+	readErr      error        // returned once ready is drained
 
 	mu     sync.Mutex
 	drop   map[int32]*Armed // xids whose replies must not be delivered
@@ -492,11 +515,20 @@ type faultConn struct {
 }
 
 func (c *faultConn) cut() {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
+	c.markClosed()
 	c.Conn.Close()
 	c.d.forget(c)
+}
+
+// markClosed records that the connection is closed and stops its delayed
+// sender.
+func (c *faultConn) markClosed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		close(c.done)
+	}
+	c.closed = true
 }
 
 func (c *faultConn) isClosed() bool {
@@ -507,9 +539,7 @@ func (c *faultConn) isClosed() bool {
 
 // Close closes the connection.
 func (c *faultConn) Close() error {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
+	c.markClosed()
 	c.d.forget(c)
 	return c.Conn.Close()
 }
@@ -585,14 +615,85 @@ func (c *faultConn) forward(frame []byte) (cut bool, err error) {
 	return false, c.send(frame)
 }
 
-// send writes a frame to the server.
+// send writes a frame to the server, after the standing latency.
 func (c *faultConn) send(frame []byte) error {
-	_, err := c.Conn.Write(frame)
-	return err
+	latency := c.d.Latency()
+	if latency == 0 && c.delayed == nil {
+		_, err := c.Conn.Write(frame)
+		return err
+	}
+	if c.delayed == nil {
+		c.delayed = make(chan delayedFrame, 1024)
+		go c.sendDelayed()
+	}
+	c.delayed <- delayedFrame{frame: append([]byte(nil), frame...), due: time.Now().Add(latency)}
+	return nil
+}
+
+// delayedFrame is a frame on its way, due at the server at due.
+type delayedFrame struct {
+	frame []byte
+	due   time.Time
+}
+
+// sendDelayed writes delayed frames to the server in order, each once
+// due; it ends with the connection.
+func (c *faultConn) sendDelayed() {
+	for {
+		var f delayedFrame
+		select {
+		case f = <-c.delayed:
+		case <-c.done:
+			return
+		}
+		time.Sleep(time.Until(f.due))
+		if c.isClosed() {
+			return
+		}
+		if _, err := c.Conn.Write(f.frame); err != nil {
+			c.cut()
+		}
+	}
+}
+
+// arrived records that the bytes from offset n of ready on came in now:
+// they are delivered after the standing latency.
+func (c *faultConn) arrived(n int) {
+	if latency := c.d.Latency(); latency > 0 && len(c.ready) > n {
+		c.due = append(c.due, readyChunk{end: len(c.ready), at: time.Now().Add(latency)})
+	}
+}
+
+// readyChunk is the end, in ready, of bytes due to the client at at.
+type readyChunk struct {
+	end int
+	at  time.Time
+}
+
+// deliverable returns how many bytes of ready are due, waiting for the
+// first chunk when none is.
+func (c *faultConn) deliverable() int {
+	if len(c.due) == 0 {
+		return len(c.ready)
+	}
+	time.Sleep(time.Until(c.due[0].at))
+	return c.due[0].end
+}
+
+// delivered records that n bytes of ready went to the client.
+func (c *faultConn) delivered(n int) {
+	kept := c.due[:0]
+	for _, ch := range c.due {
+		if ch.end -= n; ch.end > 0 {
+			kept = append(kept, ch)
+		}
+	}
+	c.due = kept
 }
 
 // Read delivers whole reply frames, cutting the connection in place of a
-// reply that an armed DropReply fault claimed.
+// reply that an armed DropReply fault claimed, each after the standing
+// latency.
 func (c *faultConn) Read(p []byte) (int, error) {
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
@@ -609,7 +710,9 @@ func (c *faultConn) Read(p []byte) (int, error) {
 		n, err := c.Conn.Read(c.buf)
 		if n > 0 {
 			c.in.Write(c.buf[:n])
+			before := len(c.ready)
 			c.sortFrames()
+			c.arrived(before)
 		}
 		if c.takeInjected() && isTimeout(err) {
 			err = nil // the wake-up deadline, not the client's
@@ -618,8 +721,9 @@ func (c *faultConn) Read(p []byte) (int, error) {
 			c.readErr = err
 		}
 	}
-	n := copy(p, c.ready)
+	n := copy(p, c.ready[:c.deliverable()])
 	c.ready = c.ready[n:]
+	c.delivered(n)
 	return n, nil
 }
 

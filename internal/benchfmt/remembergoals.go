@@ -1,0 +1,122 @@
+package main
+
+import "fmt"
+
+// The benchmarks of goal 11: what the dual-write Client remembers.
+const (
+	rememberedDelta     = "RememberedDelta/partitions=1000"
+	rememberedOne       = "RememberedDelta/partitions=1"
+	rememberedLatency   = "RememberedDelta/partitions=1/latency=1ms"
+	rememberedDeletes   = "RememberedDelta/deletes"
+	rememberedCold      = "RememberedDelta/cold"
+	rememberedMemory    = "RememberedMemory/read"
+	maxRememberedOver   = 1.3  // a remembered delta of 1,000 over one bare multi of its ops
+	minRememberedKafka  = 8    // Kafka's updateTopicPartitions shape over a remembered delta of 1,000
+	maxOneOverMulti     = 1.2  // a remembered 1-partition delta over a bare 3-op multi
+	maxOneOverKafka     = 1.1  // the same across zones (1 ms each way) over Kafka's shape
+	maxRememberedBytes  = 100  // heap per remembered partition at 100,000
+	maxRememberedGrowth = 1.25 // that heap at 100,000 over 10,000
+	// CreateTopic of 1,000 partitions with the topic's absence
+	// remembered: Kafka's shape over it on the full-JIT server, and it
+	// over one bare multi of its creates on the first-tier one.
+	minRememberedCreate  = 12
+	maxCreateOverMulti   = 1.1
+	createFullBench      = "CreateTopic/jit=full/partitions=1000"
+	createFirstTierBench = "CreateTopic/jit=first-tier/partitions=1000"
+)
+
+func rememberedCreateRows(r run) []row {
+	const what = "CreateTopic of 1,000 partitions, absence remembered: requests; Kafka-shaped / CreateTopic (full JIT)"
+	m, ok := metrics(r, createFullBench, "ours-requests", "kafka/ours-p50-ratio")
+	if !ok {
+		return []row{missingRow("11", what, createFullBench)}
+	}
+	const whatFirst = "the same, first JIT tier: CreateTopic / one bare multi of its creates"
+	f, ok := metrics(r, createFirstTierBench, "ours/multi-p50-ratio")
+	if !ok {
+		return []row{missingRow("11", whatFirst, createFirstTierBench)}
+	}
+	return []row{
+		{goal: "11", what: what, bench: createFullBench, figure: fmt.Sprintf("%.0f; %.1f×", m[0], m[1]),
+			target: fmt.Sprintf("1; ≥ %d×", minRememberedCreate), holds: m[0] == 1 && m[1] >= minRememberedCreate},
+		{goal: "11", what: whatFirst, bench: createFirstTierBench, figure: fmt.Sprintf("%.2f", f[0]),
+			target: fmt.Sprintf("≤ %.1f", maxCreateOverMulti), holds: f[0] <= maxCreateOverMulti},
+	}
+}
+
+func rememberRows(r run) []row {
+	var rows []row
+	rows = append(rows, rememberedDeltaRows(r)...)
+	rows = append(rows, rememberedOneRows(r)...)
+	rows = append(rows, rememberedReadRows(r)...)
+	rows = append(rows, rememberedCreateRows(r)...)
+	return append(rows, rememberedMemoryRows(r)...)
+}
+
+func rememberedDeltaRows(r run) []row {
+	const what = "remembered delta of 1,000 leader changes (10 topics × 100): requests; / one bare multi, median"
+	m, ok := metrics(r, rememberedDelta, "ours-requests", "ours/multi-p50-ratio", "ours-p50-us", "multi-p50-us", "kafka/ours-p50-ratio", "kafka-p50-us", "kafka-requests")
+	if !ok {
+		return []row{missingRow("11", what, rememberedDelta)}
+	}
+	return []row{
+		{goal: "11", what: what, bench: rememberedDelta,
+			figure: fmt.Sprintf("%.0f; %.2f (%.1f / %.1f ms)", m[0], m[1], m[2]/1e3, m[3]/1e3),
+			target: fmt.Sprintf("1; ≤ %.1f", maxRememberedOver), holds: m[0] == 1 && m[1] <= maxRememberedOver},
+		{goal: "11", what: "Kafka's updateTopicPartitions shape (per topic, 10 in flight) / the remembered delta, median", bench: rememberedDelta,
+			figure: fmt.Sprintf("%.1f× (%.1f ms, %.0f requests)", m[4], m[5]/1e3, m[6]),
+			target: fmt.Sprintf("≥ %d×", minRememberedKafka), holds: m[4] >= minRememberedKafka},
+	}
+}
+
+func rememberedOneRows(r run) []row {
+	const what = "remembered 1-partition delta: requests; / a bare 3-op multi, median"
+	m, ok := metrics(r, rememberedOne, "ours-requests", "ours/multi-p50-ratio", "ours-p50-us", "multi-p50-us")
+	if !ok {
+		return []row{missingRow("11", what, rememberedOne)}
+	}
+	const whatZones = "the same with 1 ms latency each way / Kafka's shape, median"
+	z, ok := metrics(r, rememberedLatency, "ours/kafka-p50-ratio", "ours-p50-us", "kafka-p50-us")
+	if !ok {
+		return []row{missingRow("11", whatZones, rememberedLatency)}
+	}
+	return []row{
+		{goal: "11", what: what, bench: rememberedOne,
+			figure: fmt.Sprintf("%.0f; %.2f (%.0f / %.0f µs)", m[0], m[1], m[2], m[3]),
+			target: fmt.Sprintf("1; ≤ %.1f", maxOneOverMulti), holds: m[0] == 1 && m[1] <= maxOneOverMulti},
+		{goal: "11", what: whatZones, bench: rememberedLatency,
+			figure: fmt.Sprintf("%.3f (%.2f / %.2f ms)", z[0], z[1]/1e3, z[2]/1e3),
+			target: fmt.Sprintf("≤ %.1f", maxOneOverKafka), holds: z[0] <= maxOneOverKafka},
+	}
+}
+
+func rememberedReadRows(r run) []row {
+	const what = "remembered DeletePartitions / DeleteTopic: reads"
+	d, ok := metrics(r, rememberedDeletes, "delete-partitions-reads", "delete-topic-reads")
+	if !ok {
+		return []row{missingRow("11", what, rememberedDeletes)}
+	}
+	const whatCold = "cold delta of 900 partitions: read waves, syncs (requests)"
+	c, ok := metrics(r, rememberedCold, "cold-read-waves", "cold-syncs", "cold-requests")
+	if !ok {
+		return []row{missingRow("11", whatCold, rememberedCold)}
+	}
+	return []row{
+		{goal: "11", what: what, bench: rememberedDeletes, figure: fmt.Sprintf("%.0f / %.0f", d[0], d[1]),
+			target: "0 / 0", holds: d[0] == 0 && d[1] == 0},
+		{goal: "11", what: whatCold, bench: rememberedCold, figure: fmt.Sprintf("%.0f, %.0f (%.0f)", c[0], c[1], c[2]),
+			target: "1, 1", holds: c[0] == 1 && c[1] == 1},
+	}
+}
+
+func rememberedMemoryRows(r run) []row {
+	const what = "what the Client remembers after a Read: heap per partition, 10,000 / 100,000 partitions"
+	m, ok := metrics(r, rememberedMemory, "partitions=10000-B/partition", "partitions=100000-B/partition")
+	if !ok {
+		return []row{missingRow("11", what, rememberedMemory)}
+	}
+	return []row{{goal: "11", what: what, bench: rememberedMemory,
+		figure: fmt.Sprintf("%.0f / %.0f B", m[0], m[1]),
+		target: fmt.Sprintf("≤ %d B, ratio ≤ %.2f", maxRememberedBytes, maxRememberedGrowth),
+		holds:  m[1] <= maxRememberedBytes && m[1] <= m[0]*maxRememberedGrowth}}
+}
