@@ -102,15 +102,16 @@ func TestTorture(t *testing.T) {
 		t.Errorf("%d faults, want at least %d", r.TotalFaults(), minFaults)
 	}
 	for _, kind := range []string{torture.FaultDropReply, torture.FaultDropRequest, torture.FaultCutRequest,
-		torture.FaultKillMember, torture.FaultKillClientMember, torture.FaultExpireSession, torture.FaultRival,
+		torture.FaultExpireSession, torture.FaultRival,
 		torture.FaultForeignWrite, torture.FaultABAWrite, torture.FaultTenureEnds, torture.FaultRecreate,
 		torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
 		torture.FaultDeadlineInDoubt, torture.FaultLoser, torture.FaultResume, torture.FaultImitate,
-		torture.FaultIsolateLeader, torture.FaultClientMinority, torture.FaultHeal, torture.FaultEpochBoundary, torture.FaultForeignDelta} {
+		torture.FaultEpochBoundary, torture.FaultForeignDelta} {
 		if r.Faults[kind] == 0 {
 			t.Errorf("no %s fault injected", kind)
 		}
 	}
+	checkDisruptions(t, r)
 	if r.Remembered == 0 {
 		t.Errorf("no delta was planned from what the dual-write Client remembered")
 	}
@@ -133,3 +134,32 @@ func writeReport(t *testing.T, r *torture.Report) {
 		t.Errorf("write the report: %v", err)
 	}
 }
+
+// disruptionKinds are the faults that take a member away or cut the
+// ensemble, and the healing of a cut. They are KillGap apart and take
+// turns, so a short run holds only a few of them.
+var disruptionKinds = []string{torture.FaultKillMember, torture.FaultKillClientMember,
+	torture.FaultIsolateLeader, torture.FaultClientMinority}
+
+// checkDisruptions requires every disruption kind, and a healing, of a
+// run long enough to take turns many times, and at least one disruption
+// of a short run, whose few turns the time between disruptions decides.
+func checkDisruptions(t *testing.T, r *torture.Report) {
+	t.Helper()
+	total := 0
+	for _, kind := range disruptionKinds {
+		total += r.Faults[kind]
+		if r.Ops >= longRunOps && r.Faults[kind] == 0 {
+			t.Errorf("no %s fault injected in %d operations", kind, r.Ops)
+		}
+	}
+	if total == 0 {
+		t.Errorf("no member was killed or cut from the others")
+	}
+	if r.Ops >= longRunOps && r.Faults[torture.FaultHeal] == 0 {
+		t.Errorf("no partition healed in %d operations", r.Ops)
+	}
+}
+
+// longRunOps is the length from which a run must hold every disruption.
+const longRunOps = 10000
