@@ -35,27 +35,25 @@ func WithPasswordEncoder(enc *passwordencoder.Encoder) Option {
 // decodePasswords returns cfg with its password configs decoded, or an
 // error naming the first that does not decode, never its value.
 func (c *Client) decodePasswords(cfg map[string]string) (map[string]string, error) {
-	if c.cfg.passwords == nil {
-		return cfg, nil
-	}
-	out := maps.Clone(cfg)
-	for _, k := range sortedKeys(cfg, stringLess) {
-		if !passwordencoder.IsPasswordConfig(k) {
-			continue
-		}
-		plain, err := c.cfg.passwords.Decode(cfg[k])
-		if err != nil {
-			return nil, fmt.Errorf("password config %q: %w", k, err)
-		}
-		out[k] = plain
-	}
-	return out, nil
+	return c.mapPasswords(cfg, (*passwordencoder.Encoder).Decode, func(k string, err error) error {
+		return fmt.Errorf("password config %q: %w", k, err)
+	})
 }
 
 // encodePasswords returns cfg with its password configs encoded, or an
 // invalid-argument error naming the first that cannot be, never its
 // value.
 func (c *Client) encodePasswords(cfg znode.Config) (znode.Config, error) {
+	return c.mapPasswords(cfg, (*passwordencoder.Encoder).Encode, func(k string, err error) error {
+		return invalidf("password config %q: %v", k, err)
+	})
+}
+
+// mapPasswords returns cfg with each password config replaced by what
+// convert makes of it, in key order, or the error fail makes of the
+// first that convert refuses. Without an encoder it returns cfg as is.
+func (c *Client) mapPasswords(cfg map[string]string, convert func(*passwordencoder.Encoder, string) (string, error),
+	fail func(key string, err error) error) (map[string]string, error) {
 	if c.cfg.passwords == nil {
 		return cfg, nil
 	}
@@ -64,11 +62,11 @@ func (c *Client) encodePasswords(cfg znode.Config) (znode.Config, error) {
 		if !passwordencoder.IsPasswordConfig(k) {
 			continue
 		}
-		enc, err := c.cfg.passwords.Encode(cfg[k])
+		v, err := convert(c.cfg.passwords, cfg[k])
 		if err != nil {
-			return nil, invalidf("password config %q: %v", k, err)
+			return nil, fail(k, err)
 		}
-		out[k] = enc
+		out[k] = v
 	}
 	return out, nil
 }
