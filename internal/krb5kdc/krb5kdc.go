@@ -279,11 +279,6 @@ func (k *KDC) DeletePrincipal(ctx context.Context, principal string) error {
 	return k.kadmin(ctx, "delprinc -force "+quote(principal))
 }
 
-// SetMaxLife changes the ticket lifetime cap of principal.
-func (k *KDC) SetMaxLife(ctx context.Context, principal string, maxLife time.Duration) error {
-	return k.kadmin(ctx, "modprinc -maxlife "+quote(kadminDuration(maxLife))+" "+quote(principal))
-}
-
 // WriteKeytab adds the current keys of principals (without realm) to the
 // keytab at path, keeping their keys and key version numbers.
 func (k *KDC) WriteKeytab(ctx context.Context, path string, principals ...string) error {

@@ -1,6 +1,7 @@
 package dualwrite
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -94,7 +95,7 @@ func fieldChanges(partition *int32, old, new []fieldValue) []FieldChange {
 		if hasOld && hasNew && o.value == n.value {
 			return
 		}
-		f := FieldChange{Field: cmpOr(n.name, o.name), Partition: partition, Secret: o.secret || n.secret}
+		f := FieldChange{Field: cmp.Or(n.name, o.name), Partition: partition, Secret: o.secret || n.secret}
 		if hasOld {
 			f.Old = shown(o.value, f.Secret)
 		}
@@ -113,14 +114,6 @@ func fieldChanges(partition *int32, old, new []fieldValue) []FieldChange {
 		}
 	}
 	return out
-}
-
-// cmpOr returns a, or b when a is empty.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // shown is a value as a FieldChange holds it.

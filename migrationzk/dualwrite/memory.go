@@ -316,16 +316,22 @@ func (m *memory) learnListing(l migrationzk.Listing) {
 		m.listings[l.Path] = l.Names
 		return
 	}
+	listed := make(map[int]bool, len(l.Names))
 	for _, n := range l.Names {
-		if id, ok := parseID(n); !ok || id >= maxRememberedPartitionID {
+		id, ok := parseID(n)
+		if !ok || id >= maxRememberedPartitionID {
 			m.forgetListingLocked(l.Path)
 			return
 		}
+		listed[int(id)] = true
 	}
 	if t := m.topics[topic]; t != nil {
-		// What the listing lacks is missing, with its state.
+		// What the listing lacks is missing, with its state; of what it
+		// lists, what is remembered of the state stands.
 		for id := range t.parts {
-			t.parts[id].flags = partKnown | stateKnown
+			if !listed[id] {
+				t.parts[id].flags = partKnown | stateKnown
+			}
 		}
 	}
 	for _, n := range l.Names {
@@ -396,17 +402,6 @@ func (m *memory) unlistLocked(p string, exists bool) {
 		m.listings[dir] = slices.Insert(slices.Clip(names), i, name)
 	case !exists && found:
 		m.listings[dir] = slices.Delete(slices.Clone(names), i, i+1)
-	}
-}
-
-// forget forgets what is remembered of the paths ps and of their parents'
-// listings.
-func (m *memory) forget(ps ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, p := range ps {
-		m.forgetLocked(p)
-		m.forgetListingLocked(parent(p))
 	}
 }
 

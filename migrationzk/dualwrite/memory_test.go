@@ -363,3 +363,42 @@ func TestRememberedErrorsAreConfirmed(t *testing.T) {
 		t.Fatalf("leader %d, want 7", ps.Leader)
 	}
 }
+
+// Fault: none. Cold calls that read states and list partitions in one
+// wave (a CreateTopic of topics ZooKeeper holds already, a delta, a
+// CreatePartitions) must not let the listing make the states it lists
+// read as missing, or the next delta would plan creates ZooKeeper
+// refuses. Each next delta is one multi.
+func TestListingKeepsRememberedStates(t *testing.T) {
+	c := newCluster(t)
+	s := c.createTopics(2, 10)
+	cold := map[string]func(s migrationzk.State) (migrationzk.State, error){
+		"CreateTopic": func(s migrationzk.State) (migrationzk.State, error) {
+			return c.c.CreateTopic(testContext(t), s, topic("t0", 10))
+		},
+		"UpdatePartitions": func(s migrationzk.State) (migrationzk.State, error) {
+			s, _, err := leaderMoves(c.c.Batch(), 1, 10, 7).Apply(testContext(t), s)
+			return s, err
+		},
+		"CreatePartitions": func(s migrationzk.State) (migrationzk.State, error) {
+			return c.c.CreatePartitions(testContext(t), s, "t0", topic("t0", 10).Partitions)
+		},
+	}
+	epoch := int32(10)
+	for name, call := range cold {
+		c.c.Forget()
+		var err error
+		if s, err = call(at(s, s.KRaftMetadataOffset+1)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		epoch++
+		c.faults.ResetCounts()
+		if s, _, err = leaderMoves(c.c.Batch(), 1, 10, epoch).Apply(testContext(t), at(s, s.KRaftMetadataOffset+1)); err != nil {
+			t.Fatalf("after %s: %v", name, err)
+		}
+		if n := c.faults.Requests(); n != 1 || c.faults.Count(zktest.OpMulti) != 1 {
+			t.Fatalf("after a cold %s: %d requests (%v), want one multi", name, n, c.faults.Counts())
+		}
+		c.checkLeaders(1, 10, epoch)
+	}
+}

@@ -490,23 +490,6 @@ func kind(raw []byte) string {
 	return "number"
 }
 
-// isDecimal reports whether s is an optional minus sign followed by one or
-// more ASCII digits.
-func isDecimal[S string | []byte](s S) bool {
-	if len(s) > 0 && s[0] == '-' {
-		s = s[1:]
-	}
-	if len(s) == 0 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // parseJavaInt parses s as Java's Integer.parseInt (bitSize 32) and
 // Long.parseLong (bitSize 64) do: an optional '+' or '-', then one or more
 // decimal digits of any script of the Basic Multilingual Plane (Unicode
