@@ -72,8 +72,9 @@ func (b *Batch) add(ch change, err error) *Batch {
 // transaction because a znode is not as planned (another writer changed
 // it, or what was remembered is out of date), Apply forgets everything
 // the transaction touched, reads it again and tries anew; rounds that
-// relied on what was remembered do not count toward the rounds another
-// writer may cost. The results are those of the last ApplyAtomic; the
+// relied on what was remembered (up to 8 of them) do not count toward
+// the rounds another writer may cost. A Batch is applied by one call at a
+// time. The results are those of the last ApplyAtomic; the
 // State is what ZooKeeper holds, as migrationzk.Writer.Apply documents.
 func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.State, []migrationzk.OpResult, error) {
 	if b.err != nil {

@@ -45,7 +45,10 @@ func buildConfig(opts []Option) (clientConfig, error) {
 
 // WithRememberedPartitions bounds what the Client remembers to about n
 // partitions (24 bytes each, plus their topics' data); past it, the
-// partitions of further topics are read when a change needs them. 0
+// partitions of further topics are read when a change needs them. The
+// other znodes a call reads or writes (configs, ACLs, tokens, the
+// producer-id block) are remembered whole and are not counted; Forget
+// drops everything. 0
 // makes the Client remember nothing, so that every change reads what it
 // touches after a sync. A negative n is invalid.
 func WithRememberedPartitions(n int) Option {
