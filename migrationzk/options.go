@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-zookeeper/zk"
@@ -242,6 +243,18 @@ func validatePath(p string) error {
 			return errPath("relative segment " + seg)
 		}
 	}
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c >= utf8.RuneSelf {
+			return validateRunes(p[i:])
+		} else if c <= 0x1f || c == 0x7f {
+			return errPath("invalid character")
+		}
+	}
+	return nil
+}
+
+// validateRunes refuses the characters ZooKeeper refuses in a path.
+func validateRunes(p string) error {
 	for _, r := range p {
 		if r == 0 || (r > 0 && r <= 0x1f) || (r >= 0x7f && r <= 0x9f) ||
 			(r >= 0xd800 && r <= 0xf8ff) || (r >= 0xfff0 && r <= 0xffff) {
