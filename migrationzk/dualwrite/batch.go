@@ -139,7 +139,7 @@ func (b *Batch) newView() *view {
 	v := newView()
 	v.overwrite = b.overwrite
 	v.mem = b.c.mem
-	v.planned = make(map[string]migrationzk.Znode, b.expected)
+	v.planned = make(map[string]plannedZnode, b.expected)
 	v.ops = make([]migrationzk.Op, 0, b.expected)
 	return v
 }

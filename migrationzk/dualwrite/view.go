@@ -19,7 +19,7 @@ type view struct {
 	children map[string][]string // nil slice for a missing znode
 	// planned holds what the ops planned so far leave at the paths they
 	// write.
-	planned map[string]migrationzk.Znode
+	planned map[string]plannedZnode
 	// wantData and wantChildren are reads planning needs and has not got.
 	wantData, wantChildren map[string]bool
 	ops                    []migrationzk.Op
@@ -44,9 +44,22 @@ type view struct {
 	usedMemory bool
 }
 
+// plannedZnode is what the ops planned so far leave at a path: kept
+// small, as a change may plan thousands.
+type plannedZnode struct {
+	data    []byte
+	version int32 // -1 once deleted
+	exists  bool
+}
+
+// at returns z as the Znode at p.
+func (z plannedZnode) at(p string) migrationzk.Znode {
+	return migrationzk.Znode{Path: p, Exists: z.exists, Data: z.data, Version: z.version}
+}
+
 func newView() *view {
 	return &view{znodes: map[string]migrationzk.Znode{}, children: map[string][]string{},
-		planned: map[string]migrationzk.Znode{}, digests: map[string]uint64{}, wantData: map[string]bool{}, wantChildren: map[string]bool{}}
+		planned: map[string]plannedZnode{}, digests: map[string]uint64{}, wantData: map[string]bool{}, wantChildren: map[string]bool{}}
 }
 
 // reset forgets the ops planned, keeping what was read.
@@ -133,7 +146,7 @@ func (v *view) remembered(p string) (migrationzk.Znode, bool) {
 // whether that is known.
 func (v *view) current(p string) (migrationzk.Znode, bool) {
 	if z, ok := v.planned[p]; ok {
-		return z, true
+		return z.at(p), true
 	}
 	return v.znode(p)
 }
@@ -156,7 +169,7 @@ func (v *view) childrenOf(p string) ([]string, bool) {
 	if c, ok := v.children[p]; ok {
 		return c, true
 	}
-	if z, planned := v.planned[p]; planned && (!z.Exists || z.Version == 0) {
+	if z, planned := v.planned[p]; planned && (!z.exists || z.version == 0) {
 		return nil, true // deleted, or created, by this batch
 	}
 	if v.provenMissing(p) {
@@ -240,7 +253,7 @@ func (v *view) putOver(p string, z migrationzk.Znode, data []byte, compare func(
 	switch {
 	case err != nil && v.overwrite[p]:
 		v.ops = append(v.ops, migrationzk.SetData(p, data, z.Version))
-		v.planned[p] = migrationzk.Znode{Path: p, Exists: true, Data: data, Version: z.Version + 1}
+		v.planned[p] = plannedZnode{data: data, version: z.Version + 1, exists: true}
 	case err != nil:
 		v.fail(p, err)
 		return false, true
@@ -248,7 +261,7 @@ func (v *view) putOver(p string, z migrationzk.Znode, data []byte, compare func(
 		return false, true
 	default:
 		v.ops = append(v.ops, migrationzk.SetData(p, data, z.Version))
-		v.planned[p] = migrationzk.Znode{Path: p, Exists: true, Data: data, Version: z.Version + 1}
+		v.planned[p] = plannedZnode{data: data, version: z.Version + 1, exists: true}
 	}
 	return true, true
 }
@@ -286,10 +299,17 @@ func (v *view) fail(p string, err error) {
 	}
 }
 
+// createdHere reports whether the ops planned so far create p: it was
+// missing before them, and so were its children.
+func (v *view) createdHere(p string) bool {
+	z, planned := v.planned[p]
+	return planned && z.exists && z.version == 0
+}
+
 // create plans a create of p holding data.
 func (v *view) create(p string, data []byte) {
 	v.ops = append(v.ops, migrationzk.Create(p, data))
-	v.planned[p] = migrationzk.Znode{Path: p, Exists: true, Data: data, Version: 0}
+	v.planned[p] = plannedZnode{data: data, exists: true}
 }
 
 // remove plans the delete of p, if it exists; its children must be gone
@@ -303,7 +323,7 @@ func (v *view) remove(p string) bool {
 	if known && exists {
 		z, _ := v.current(p)
 		v.ops = append(v.ops, migrationzk.Delete(p, z.Version))
-		v.planned[p] = migrationzk.Znode{Path: p, Version: -1}
+		v.planned[p] = plannedZnode{version: -1}
 	}
 	return known
 }
