@@ -210,3 +210,9 @@ func (b *Batch) read(ctx context.Context, v *view) error {
 	}
 	return nil
 }
+
+// apply applies b and returns its State.
+func (c *Client) apply(ctx context.Context, s migrationzk.State, b *Batch) (migrationzk.State, error) {
+	st, _, err := b.Apply(ctx, s)
+	return st, err
+}

@@ -2,9 +2,15 @@ package dualwrite
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -52,41 +58,6 @@ func (r ConfigResource) entity() (znode.ConfigEntity, error) {
 	return znode.ConfigEntity{}, invalidf("config resource type %q: want %q or %q", r.Type, TopicConfig, BrokerConfig)
 }
 
-// QuotaEntity names the client-quota entity of a change, as Kafka's
-// ClientQuotaEntity: a user, a client id, a user and client id, or an IP.
-// An empty component is not part of the entity; znode.DefaultEntityName
-// ("<default>") is the default entity of its kind. Names are sanitized
-// into znode names as Kafka does.
-type QuotaEntity struct {
-	User, ClientID, IP string
-}
-
-// configEntity returns the config entity of q.
-func (q QuotaEntity) configEntity() (znode.ConfigEntity, error) {
-	if err := checkQuotaEntity(q); err != nil {
-		return znode.ConfigEntity{}, err
-	}
-	name := func(s string) *string {
-		if s == znode.DefaultEntityName {
-			return nil
-		}
-		return &s
-	}
-	switch {
-	case q.IP != "" && q.User == "" && q.ClientID == "":
-		return znode.IPQuotaEntity(name(q.IP)), nil
-	case q.IP != "":
-		return znode.ConfigEntity{}, invalidf("quota entity %+v: an IP entity has no user or client id", q)
-	case q.User != "" && q.ClientID != "":
-		return znode.UserClientQuotaEntity(name(q.User), name(q.ClientID)), nil
-	case q.User != "":
-		return znode.UserQuotaEntity(name(q.User)), nil
-	case q.ClientID != "":
-		return znode.ClientQuotaEntity(name(q.ClientID)), nil
-	}
-	return znode.ConfigEntity{}, invalidf("empty quota entity")
-}
-
 // WriteConfigs makes resource's config znode hold exactly configs, and
 // notifies ZooKeeper-mode brokers (/config/changes) in the same
 // transaction. Configs ZooKeeper holds already write nothing and notify
@@ -103,15 +74,6 @@ func (c *Client) WriteConfigs(ctx context.Context, s migrationzk.State, resource
 // notifies nobody.
 func (c *Client) DeleteConfigs(ctx context.Context, s migrationzk.State, resource ConfigResource) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().DeleteConfigs(resource))
-}
-
-// WriteClientQuotas makes entity's config znode hold the quotas (Kafka's
-// quota names, formatted as Kafka formats each) and, for a user, its SCRAM
-// credentials by mechanism, notifying ZooKeeper-mode brokers in the same
-// transaction. An entity without quotas or credentials keeps a znode with
-// an empty config, as Kafka keeps it.
-func (c *Client) WriteClientQuotas(ctx context.Context, s migrationzk.State, entity QuotaEntity, quotas map[string]float64, scram map[string]znode.ScramCredential) (migrationzk.State, error) {
-	return c.apply(ctx, s, c.Batch().WriteClientQuotas(entity, quotas, scram))
 }
 
 // WriteConfigs records WriteConfigs' change.
@@ -144,41 +106,6 @@ func (b *Batch) DeleteConfigs(resource ConfigResource) *Batch {
 	}, err)
 }
 
-// WriteClientQuotas records WriteClientQuotas' change.
-func (b *Batch) WriteClientQuotas(entity QuotaEntity, quotas map[string]float64, scram map[string]znode.ScramCredential) *Batch {
-	e, err := entity.configEntity()
-	var want znode.Config
-	if err == nil {
-		want, err = quotaConfig(entity, quotas, scram)
-	}
-	return b.add(func(v *view, _ migrationzk.State) bool { return v.putConfig(e, want) }, err)
-}
-
-// quotaConfig is the config a quota entity's znode holds.
-func quotaConfig(entity QuotaEntity, quotas map[string]float64, scram map[string]znode.ScramCredential) (znode.Config, error) {
-	if len(scram) > 0 && (entity.User == "" || entity.ClientID != "") {
-		return nil, invalidf("quota entity %+v: SCRAM credentials belong to a user entity", entity)
-	}
-	cfg := znode.Config{}
-	for key, value := range quotas {
-		if err := checkQuotaValue(key, value); err != nil {
-			return nil, err
-		}
-		text, err := znode.FormatQuota(key, value)
-		if err != nil {
-			return nil, invalidf("quota entity %+v: %v", entity, err)
-		}
-		cfg[key] = text
-	}
-	for mechanism, cred := range scram {
-		if mechanism != znode.ScramSHA256 && mechanism != znode.ScramSHA512 {
-			return nil, invalidf("SCRAM mechanism %q", mechanism)
-		}
-		cfg[mechanism] = string(cred.Encode())
-	}
-	return cfg, nil
-}
-
 // putConfig plans e's config znode to hold want, with a change
 // notification when it changes. A znode holding null data, as Kafka leaves
 // an entity it created as a parent, holds no config.
@@ -204,4 +131,110 @@ func (v *view) putConfigAs(e znode.ConfigEntity, want znode.Config, data []byte,
 		return v.notify(znode.ConfigChangePrefix, e.Change().Encode()) && known
 	}
 	return known
+}
+
+// brokerNameRule checks the name of a new broker config entity: empty
+// (the default) or a broker id, a base-10 int32 that is not negative.
+func brokerNameRule(name string) error {
+	if name == "" {
+		return nil
+	}
+	if id, err := strconv.ParseInt(name, 10, 32); err != nil || id < 0 {
+		return invalidf("broker name %q: want a broker id, a base-10 number from 0 to %d", name, int32(1<<31-1))
+	}
+	return nil
+}
+
+// checkConfigs checks the keys and values of a config: valid UTF-8. A
+// value is never printed, since it may be a password.
+func checkConfigs(configs map[string]string) error {
+	for _, key := range slices.Sorted(maps.Keys(configs)) {
+		if err := checkUTF8("config key", key); err != nil {
+			return err
+		}
+		if !utf8.ValidString(configs[key]) {
+			return invalidf("config %q: the value is not valid UTF-8", key)
+		}
+	}
+	return nil
+}
+
+// configs reads the configs of topics and brokers.
+func (r *imageReader) configs(ctx context.Context) error {
+	for typ, dir := range map[ConfigType]string{TopicConfig: znode.EntityTopics, BrokerConfig: znode.EntityBrokers} {
+		zs, err := r.readChildren(ctx, path.Join(znode.ConfigRootPath, dir))
+		if err != nil {
+			return err
+		}
+		for name, z := range zs {
+			cfg, ok := r.config(z.path, z.data)
+			if !ok {
+				continue
+			}
+			cfg, err := r.c.decodePasswords(cfg)
+			if err != nil {
+				r.bad(z.path, err)
+				continue
+			}
+			if name == znode.DefaultEntityName && typ == BrokerConfig {
+				name = ""
+			}
+			r.img.Configs[ConfigResource{Type: typ, Name: name}] = cfg
+		}
+	}
+	return nil
+}
+
+// config decodes a config znode; null data holds none.
+func (r *imageReader) config(p string, data []byte) (map[string]string, bool) {
+	if data == nil {
+		return nil, false
+	}
+	cfg, err := znode.DecodeConfig(data)
+	if err != nil {
+		r.bad(p, err)
+		return nil, false
+	}
+	return cfg, true
+}
+
+// configs plans the topic and broker configs: written where they differ,
+// deleted where desired has none (no config and an empty one are alike,
+// as a topic's empty config znode and none are).
+func (d *differ) configs(current, desired map[ConfigResource]map[string]string) {
+	all := map[ConfigResource]bool{}
+	for r := range current {
+		all[r] = true
+	}
+	for r := range desired {
+		all[r] = true
+	}
+	less := func(a, b ConfigResource) bool { return a.Type < b.Type || a.Type == b.Type && a.Name < b.Name }
+	for _, r := range sortedKeys(all, less) {
+		want, have := desired[r], current[r]
+		if r.Type == TopicConfig && d.replaced[r.Name] {
+			have = nil // deleted with the topic, and created empty
+		}
+		if maps.Equal(want, have) {
+			continue
+		}
+		subject, path := fmt.Sprintf("%s %q", r.Type, r.Name), ""
+		if e, err := r.entity(); err == nil {
+			subject, path = e.EntityPath(), e.Path()
+		}
+		if len(want) == 0 {
+			d.add(Change{Kind: ChangeDeleteConfigs, Subject: subject, Fields: fieldChanges(nil, configValues(have), nil), add: func(b *Batch) { b.DeleteConfigs(r) }}, path)
+			continue
+		}
+		d.add(Change{Kind: ChangeWriteConfigs, Subject: subject, Fields: fieldChanges(nil, configValues(have), configValues(want)), add: func(b *Batch) { b.WriteConfigs(r, want) }}, path)
+	}
+}
+
+// configValues are the values of a config; password configs are secret.
+func configValues(cfg map[string]string) []fieldValue {
+	vs := make([]fieldValue, 0, len(cfg))
+	for _, k := range sortedKeys(cfg, stringLess) {
+		vs = append(vs, fieldValue{name: k, value: cfg[k], secret: passwordencoder.IsPasswordConfig(k)})
+	}
+	return vs
 }

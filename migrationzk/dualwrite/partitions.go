@@ -6,34 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
-
-// Topic is a topic as KRaft's image holds it.
-type Topic struct {
-	Name string
-	// ID is the topic id; the zero Uuid writes a topic without one.
-	ID znode.Uuid
-	// Partitions is the topic's assignment, the partitions its topic
-	// znode lists, by id.
-	Partitions map[int32]Partition
-	// Unassigned holds the partitions ZooKeeper holds below the topic
-	// (brokers/topics/<t>/partitions/<id>) that its assignment lacks, as
-	// Read finds them; nil for none. Writes never create them: a desired
-	// topic that holds one keeps it as ZooKeeper holds it, one that lacks
-	// it deletes it (Diff). KRaft's image holds none.
-	Unassigned map[int32]UnassignedPartition
-}
-
-// UnassignedPartition is a partition znode outside its topic's
-// assignment: no replicas of its own, only the state ZooKeeper may hold
-// for it.
-type UnassignedPartition struct {
-	// State is the partition's state; nil when ZooKeeper holds none.
-	State *PartitionState
-}
 
 // Partition is one partition of a topic: its assignment and its leader
 // state.
@@ -59,39 +37,12 @@ type PartitionState struct {
 	LeaderRecoveryState int8
 }
 
-// CreateTopic makes ZooKeeper hold topic t as a ZooKeeper-mode controller
-// would have created it: the topic znode with its assignment and id, an
-// empty /config/topics/<t> unless one exists, and every partition with its
-// state; partitions ZooKeeper holds beyond t's (its Partitions and
-// Unassigned) are deleted, state first. A partition without a state
-// (HasState) gets none: it is in the topic znode only. Of what exists
-// already, only what differs is written. A topic ZooKeeper holds under
-// another id (or with an id when t has none) is left as it is, and the
-// error is a *TopicIDError naming both ids: ZooKeeper-mode brokers fail
-// the partitions of a topic whose id changes. A topic ZooKeeper holds
-// without an id gets t's. A topic ZooKeeper lacks must have a name Kafka
-// accepts for a new topic (at most 249 ASCII letters, digits, '.', '_'
-// and '-'; not "." or ".."); every partition must pass the rules of the
-// package doc.
-func (c *Client) CreateTopic(ctx context.Context, s migrationzk.State, t Topic) (migrationzk.State, error) {
-	return c.apply(ctx, s, c.Batch().CreateTopic(t))
-}
-
-// UpdateTopic writes t's assignment and id (the topic znode) when they
-// differ from ZooKeeper's; its partitions are left to CreatePartitions and
-// UpdatePartitions, as Kafka's updateTopic leaves them. As Kafka's
-// updateTopic, it writes t's id even over another one; Diff plans such a
-// change as ChangeReplaceTopic, not through UpdateTopic. Its name is
-// checked as CreateTopic checks it, and its replica lists.
-func (c *Client) UpdateTopic(ctx context.Context, s migrationzk.State, t Topic) (migrationzk.State, error) {
-	return c.apply(ctx, s, c.Batch().UpdateTopic(t))
-}
-
-// DeleteTopic deletes the topic and everything below it, children first,
-// and its config znode. A topic that is gone is no error.
-func (c *Client) DeleteTopic(ctx context.Context, s migrationzk.State, name string) (migrationzk.State, error) {
-	return c.apply(ctx, s, c.Batch().DeleteTopic(name))
-}
+// HasState reports whether p has a leader state: false for a partition
+// Read found without a state znode (or ReadImageJSON read with "state":
+// null); true for every partition a caller builds. Diff plans a state
+// written for a partition of current without one only when desired holds
+// one, and none for a partition of desired without one.
+func (p Partition) HasState() bool { return !p.noState }
 
 // CreatePartitions creates the given partitions of an existing topic, each
 // with its state; partitions that exist get the given state if it differs.
@@ -113,70 +64,6 @@ func (c *Client) UpdatePartitions(ctx context.Context, s migrationzk.State, topi
 // Partitions that are gone are no error.
 func (c *Client) DeletePartitions(ctx context.Context, s migrationzk.State, topic string, ids []int32) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().DeletePartitions(topic, ids))
-}
-
-// apply applies b and returns its State.
-func (c *Client) apply(ctx context.Context, s migrationzk.State, b *Batch) (migrationzk.State, error) {
-	st, _, err := b.Apply(ctx, s)
-	return st, err
-}
-
-// CreateTopic records CreateTopic's change.
-func (b *Batch) CreateTopic(t Topic) *Batch {
-	t.Partitions = maps.Clone(t.Partitions) // recorded as it is now, as the topic znode is
-	t.Unassigned = maps.Clone(t.Unassigned)
-	err := checkTopic(t, sortedIDs(t.Partitions))
-	ids := statedIDs(t.Partitions)
-	if err == nil {
-		err = checkStates(t.Name, ids, t.Partitions)
-	}
-	nameErr := topicNameRule(t.Name)
-	want := topicZnode(t)
-	data := want.Encode()
-	b.expect(3 + 2*len(ids))
-	return b.add(func(v *view, s migrationzk.State) bool {
-		if !v.admitName(nameErr, znode.TopicPath(t.Name)) {
-			return false
-		}
-		known, conflict := v.topicID(t.Name, t.ID)
-		if !known || conflict {
-			return known
-		}
-		ok := v.putTopic(t.Name, want, data)
-		ok = v.ensure(znode.TopicConfigEntity(t.Name).Path(), emptyConfig) && ok
-		if len(ids) > 0 {
-			ok = v.ensure(znode.TopicPartitionsPath(t.Name), nil) && ok
-		}
-		if !v.listPartitions(t.Name) {
-			return false
-		}
-		ok = v.putPartitions(t.Name, ids, func(id int32) PartitionState { return t.Partitions[id].State }, s) && ok
-		return v.removeOtherPartitions(t) && ok
-	}, err)
-}
-
-// UpdateTopic records UpdateTopic's change.
-func (b *Batch) UpdateTopic(t Topic) *Batch {
-	want := topicZnode(t)
-	data := want.Encode()
-	err := checkTopic(t, sortedIDs(t.Partitions))
-	nameErr := topicNameRule(t.Name)
-	return b.add(func(v *view, _ migrationzk.State) bool {
-		return v.admitName(nameErr, znode.TopicPath(t.Name)) && v.putTopic(t.Name, want, data)
-	}, err)
-}
-
-// DeleteTopic records DeleteTopic's change.
-func (b *Batch) DeleteTopic(name string) *Batch {
-	return b.add(func(v *view, _ migrationzk.State) bool {
-		names, ok := v.childrenOf(znode.TopicPartitionsPath(name))
-		for _, p := range childPaths(znode.TopicPartitionsPath(name), names) {
-			ok = v.removeTree(p) && ok
-		}
-		ok = v.remove(znode.TopicPartitionsPath(name)) && ok
-		ok = v.remove(znode.TopicConfigEntity(name).Path()) && ok
-		return v.remove(znode.TopicPath(name)) && ok
-	}, checkName("topic", name))
 }
 
 // CreatePartitions records CreatePartitions' change.
@@ -243,57 +130,6 @@ func (b *Batch) DeletePartitions(topic string, ids []int32) *Batch {
 	}, err)
 }
 
-// emptyConfig is the content of a config znode without configs.
-var emptyConfig = znode.Config{}.Encode()
-
-// putTopic plans the topic znode of topic to hold want, encoded as data
-// (once, when the change is recorded, not in each round of planning).
-func (v *view) putTopic(topic string, want znode.Topic, data []byte) bool {
-	_, known := v.put(znode.TopicPath(topic), data, func(cur []byte) (bool, error) {
-		got, err := znode.DecodeTopic(cur)
-		return err == nil && got.Equal(want), err
-	})
-	return known
-}
-
-// topicID reports whether the id of the topic ZooKeeper holds as topic
-// is known once the ops planned so far apply, and whether it conflicts
-// with id: the topic exists with an id other than id. A conflict fails
-// the batch with a *TopicIDError; a topic znode that does not decode is
-// left to putTopic.
-func (v *view) topicID(topic string, id znode.Uuid) (known, conflict bool) {
-	z, known := v.current(znode.TopicPath(topic))
-	if !known || !z.Exists {
-		return known, false
-	}
-	held, err := znode.DecodeTopic(z.Data)
-	if err != nil || !idReplaced(held.ID, id) {
-		return true, false
-	}
-	if !v.fresh(znode.TopicPath(topic)) {
-		v.wantData[znode.TopicPath(topic)] = true // an error must not rest on memory
-		return false, false
-	}
-	if v.err == nil {
-		v.err = &TopicIDError{Topic: topic, Held: held.ID, Requested: id}
-	}
-	return true, true
-}
-
-// TopicIDError is CreateTopic's error for a topic ZooKeeper holds under
-// another id than the one requested; ZooKeeper is left as it is.
-type TopicIDError struct {
-	Topic string
-	// Held is the id ZooKeeper holds; Requested the one asked for, the
-	// zero Uuid for none.
-	Held, Requested znode.Uuid
-}
-
-func (e *TopicIDError) Error() string {
-	return fmt.Sprintf("dualwrite: topic %q exists with id %s, not %s; it is left as it is (Sync replaces a topic whose id changed)",
-		e.Topic, e.Held, orNone(idText(e.Requested)))
-}
-
 // statedIDs returns, sorted, the ids of the partitions of parts that have
 // a state.
 func statedIDs(parts map[int32]Partition) []int32 {
@@ -305,15 +141,6 @@ func statedIDs(parts map[int32]Partition) []int32 {
 	}
 	slices.Sort(ids)
 	return ids
-}
-
-// topicZnode is the content of t's topic znode.
-func topicZnode(t Topic) znode.Topic {
-	z := znode.Topic{ID: t.ID, Partitions: make(map[int32]znode.ReplicaAssignment, len(t.Partitions))}
-	for id, p := range t.Partitions {
-		z.Partitions[id] = znode.ReplicaAssignment{Replicas: p.Replicas, AddingReplicas: p.AddingReplicas, RemovingReplicas: p.RemovingReplicas}
-	}
-	return z
 }
 
 // putPartitions plans each partition of ids of topic, with its parent
@@ -369,13 +196,6 @@ func (v *view) requireTopic(topic string) bool {
 	return known
 }
 
-// ensure plans a create of p holding data, with its missing parents,
-// unless p exists.
-func (v *view) ensure(p string, data []byte) bool {
-	_, known := v.put(p, data, func([]byte) (bool, error) { return true, nil })
-	return known
-}
-
 // removeTree plans the delete of partition znode p: its state child, then
 // p.
 func (v *view) removeTree(p string) bool {
@@ -397,18 +217,6 @@ func (v *view) removeOtherPartitions(t Topic) bool {
 		ok = v.removeTree(znode.TopicPartitionsPath(t.Name)+"/"+name) && ok
 	}
 	return ok
-}
-
-// checkTopic checks a topic of a change and its assignment; ids are its
-// partitions' ids, sorted.
-func checkTopic(t Topic, ids []int32) error {
-	if err := checkName("topic", t.Name); err != nil {
-		return err
-	}
-	if len(t.Partitions) == 0 {
-		return invalidf("topic %q has no partitions", t.Name)
-	}
-	return checkAssignment(t.Name, ids, t.Partitions)
 }
 
 // checkAssignment checks the partition ids of a change (the keys of
@@ -489,6 +297,76 @@ func checkIDs(topic string, ids []int32) error {
 	return nil
 }
 
+// checkReplicas checks the replica list of a partition: not empty, each
+// broker id not negative and listed once.
+func checkReplicas(topic string, id int32, replicas []int32) error {
+	if len(replicas) == 0 {
+		return invalidf("topic %q partition %d: replicas []: the replica list is empty", topic, id)
+	}
+	if r, ok := badBroker(replicas); !ok {
+		return invalidf("topic %q partition %d: replicas %v: broker %d is negative or listed twice", topic, id, replicas, r)
+	}
+	return nil
+}
+
+// badBroker returns the first broker id of ids that is negative or
+// repeated, and false; true when there is none.
+func badBroker(ids []int32) (int32, bool) {
+	for i, r := range ids {
+		if r < 0 || slices.Contains(ids[:i], r) {
+			return r, false
+		}
+	}
+	return 0, true
+}
+
+// checkReassignment checks the replicas a reassignment in progress adds
+// and removes: replicas of the partition, each listed once, none both
+// added and removed, as Kafka's controller computes them from the current
+// and the target assignment.
+func checkReassignment(topic string, id int32, p Partition) error {
+	for _, l := range []struct {
+		what string
+		ids  []int32
+	}{{"adding replicas", p.AddingReplicas}, {"removing replicas", p.RemovingReplicas}} {
+		for i, r := range l.ids {
+			if !slices.Contains(p.Replicas, r) || slices.Contains(l.ids[:i], r) {
+				return invalidf("topic %q partition %d: %s %v: broker %d is not one of the replicas %v or is listed twice", topic, id, l.what, l.ids, r, p.Replicas)
+			}
+		}
+	}
+	for _, r := range p.AddingReplicas {
+		if slices.Contains(p.RemovingReplicas, r) {
+			return invalidf("topic %q partition %d: broker %d is both an adding and a removing replica", topic, id, r)
+		}
+	}
+	return nil
+}
+
+// checkLeaderState checks a partition's leader and ISR against its
+// replicas: the leader is -1 (none) or a replica, and the ISR lists
+// replicas, each once. Kafka's controller never produces other states.
+func checkLeaderState(topic string, id int32, replicas []int32, st PartitionState) error {
+	if st.Leader != -1 && !slices.Contains(replicas, st.Leader) {
+		return invalidf("topic %q partition %d: leader %d is neither -1 nor one of the replicas %v", topic, id, st.Leader, replicas)
+	}
+	for i, r := range st.ISR {
+		if !slices.Contains(replicas, r) || slices.Contains(st.ISR[:i], r) {
+			return invalidf("topic %q partition %d: ISR %v: broker %d is not one of the replicas %v or is listed twice", topic, id, st.ISR, r, replicas)
+		}
+	}
+	return nil
+}
+
+// checkISR checks an ISR whose replicas are not known: each broker id
+// not negative and listed once.
+func checkISR(topic string, id int32, isr []int32) error {
+	if r, ok := badBroker(isr); !ok {
+		return invalidf("topic %q partition %d: ISR %v: broker %d is negative or listed twice", topic, id, isr, r)
+	}
+	return nil
+}
+
 // sortedIDs returns the keys of m in ascending order.
 func sortedIDs[V any](m map[int32]V) []int32 {
 	ids := make([]int32, 0, len(m))
@@ -512,4 +390,169 @@ func parseID(name string) (int32, bool) {
 		id = id*10 + int64(c-'0')
 	}
 	return int32(id), id <= 1<<31-1
+}
+
+// statePaths returns the state paths of the partitions named in names.
+func statePaths(topic string, names []string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if id, ok := parseID(n); ok {
+			out = append(out, znode.PartitionStatePath(topic, id))
+		}
+	}
+	return out
+}
+
+// partitionStates reads the states at paths into their topics' partitions.
+func (r *imageReader) partitionStates(ctx context.Context, topics []*Topic, paths []string) error {
+	zs, err := r.read(ctx, paths...)
+	if err != nil {
+		return err
+	}
+	byName := map[string]*Topic{}
+	for _, t := range topics {
+		if t != nil {
+			byName[t.Name] = t
+		}
+	}
+	for _, z := range zs {
+		if !z.Exists {
+			continue
+		}
+		st, err := znode.DecodePartitionState(z.Data)
+		if err != nil {
+			r.bad(z.Path, err)
+			continue
+		}
+		topic, id := splitStatePath(z.Path)
+		if t := byName[topic]; t != nil {
+			t.setState(id, PartitionState{Leader: st.Leader, LeaderEpoch: st.LeaderEpoch, ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState})
+		}
+		r.done.Partitions++
+	}
+	return nil
+}
+
+// setState records the state read for partition id of t, assigned or
+// not.
+func (t *Topic) setState(id int32, st PartitionState) {
+	if p, assigned := t.Partitions[id]; assigned {
+		p.State, p.noState = st, false
+		t.Partitions[id] = p
+		return
+	}
+	if _, ok := t.Unassigned[id]; ok {
+		t.Unassigned[id] = UnassignedPartition{State: &st}
+	}
+}
+
+// splitStatePath returns the topic and partition of a state path.
+func splitStatePath(p string) (string, int32) {
+	rest := strings.TrimPrefix(p, znode.TopicsPath+"/")
+	topic, rest, _ := strings.Cut(rest, "/partitions/")
+	idText, _, _ := strings.Cut(rest, "/")
+	id, _ := strconv.ParseInt(idText, 10, 32)
+	return topic, int32(id)
+}
+
+// partitionChanges plans the partitions of topic name created, updated
+// and deleted, with the states ZooKeeper holds for them (in have) and
+// the ones written.
+func (d *differ) partitionChanges(name string, have Topic, created map[int32]Partition, updated map[int32]PartitionState, deleted []int32) {
+	held := func(id int32) *PartitionState { s, _ := heldState(have, id); return s }
+	none := func(int32) *PartitionState { return nil }
+	if len(created) > 0 {
+		want := map[int32]*PartitionState{}
+		for id, p := range created {
+			want[id] = &p.State
+		}
+		ids := sortedIDs(created)
+		d.add(Change{Kind: ChangeCreatePartitions, Subject: name, Partitions: ids, Fields: stateFields(ids, none, want),
+			add: func(b *Batch) { b.CreatePartitions(name, created) }})
+	}
+	if len(updated) > 0 {
+		want := map[int32]*PartitionState{}
+		for id, s := range updated {
+			want[id] = &s
+		}
+		ids := sortedIDs(updated)
+		d.add(Change{Kind: ChangeUpdatePartitions, Subject: name, Partitions: ids, Fields: stateFields(ids, held, want),
+			add: func(b *Batch) { b.UpdatePartitions(name, updated) }})
+	}
+	if len(deleted) > 0 {
+		d.add(Change{Kind: ChangeDeletePartitions, Subject: name, Partitions: deleted, Fields: stateFields(deleted, held, nil),
+			add: func(b *Batch) { b.DeletePartitions(name, deleted) }})
+	}
+}
+
+// heldState returns the state ZooKeeper holds for partition id of t (nil
+// for none), and whether t holds the partition at all, in its assignment
+// or outside it.
+func heldState(t Topic, id int32) (*PartitionState, bool) {
+	if p, ok := t.Partitions[id]; ok {
+		if p.noState {
+			return nil, true
+		}
+		return &p.State, true
+	}
+	u, ok := t.Unassigned[id]
+	return u.State, ok
+}
+
+// heldIDs returns the ids of every partition t holds, assigned or not,
+// sorted.
+func heldIDs(t Topic) []int32 {
+	ids := sortedIDs(t.Partitions)
+	for id := range t.Unassigned {
+		if _, assigned := t.Partitions[id]; !assigned {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// sameState compares two partition states.
+func sameState(a, b PartitionState) bool {
+	return a.Leader == b.Leader && a.LeaderEpoch == b.LeaderEpoch && a.LeaderRecoveryState == b.LeaderRecoveryState && sameInt32s(a.ISR, b.ISR)
+}
+
+// partitionValues are the values of partition id of t: none when t is
+// nil or lacks it.
+func partitionValues(t *Topic, id int32, withState bool) []fieldValue {
+	if t == nil {
+		return nil
+	}
+	p, ok := t.Partitions[id]
+	if !ok {
+		return nil
+	}
+	vs := assignmentValues(p)
+	if withState && p.HasState() {
+		vs = append(vs, stateValues(&p.State)...)
+	}
+	return vs
+}
+
+// stateValues are the values of a partition state; none for nil.
+func stateValues(s *PartitionState) []fieldValue {
+	if s == nil {
+		return nil
+	}
+	return []fieldValue{
+		{name: "leader", value: int64Text(s.Leader)},
+		{name: "leader_epoch", value: int64Text(s.LeaderEpoch)},
+		{name: "isr", value: int32sText(s.ISR)},
+		{name: "leader_recovery_state", value: int64Text(s.LeaderRecoveryState)},
+	}
+}
+
+// stateFields lists what differs between the states of partitions ids,
+// have's (nil for none) and want's (absent for none).
+func stateFields(ids []int32, have func(int32) *PartitionState, want map[int32]*PartitionState) []FieldChange {
+	var out []FieldChange
+	for _, id := range ids {
+		out = append(out, fieldChanges(&id, stateValues(have(id)), stateValues(want[id]))...)
+	}
+	return out
 }

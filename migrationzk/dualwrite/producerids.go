@@ -2,25 +2,12 @@ package dualwrite
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
-
-// WriteDelegationToken makes the znode of token hold it (creating its
-// parents when missing); an unchanged token writes nothing. Kafka's
-// migration sends ZooKeeper-mode brokers no notification of tokens, and
-// neither does this.
-func (c *Client) WriteDelegationToken(ctx context.Context, s migrationzk.State, token znode.DelegationToken) (migrationzk.State, error) {
-	return c.apply(ctx, s, c.Batch().WriteDelegationToken(token))
-}
-
-// DeleteDelegationToken deletes the znode of the token with id; one that
-// is gone is no error.
-func (c *Client) DeleteDelegationToken(ctx context.Context, s migrationzk.State, id string) (migrationzk.State, error) {
-	return c.apply(ctx, s, c.Batch().DeleteDelegationToken(id))
-}
 
 // WriteProducerID makes /latest_producer_id_block hold the block Kafka's
 // migration writes for nextProducerID, [nextProducerID, nextProducerID +
@@ -29,25 +16,6 @@ func (c *Client) DeleteDelegationToken(ctx context.Context, s migrationzk.State,
 // nothing.
 func (c *Client) WriteProducerID(ctx context.Context, s migrationzk.State, nextProducerID int64) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().WriteProducerID(nextProducerID))
-}
-
-// WriteDelegationToken records WriteDelegationToken's change.
-func (b *Batch) WriteDelegationToken(token znode.DelegationToken) *Batch {
-	err := checkToken(token)
-	return b.add(func(v *view, _ migrationzk.State) bool {
-		_, known := v.put(znode.DelegationTokenPath(token.TokenID), token.Encode(), func(cur []byte) (bool, error) {
-			got, err := znode.DecodeDelegationToken(cur)
-			return err == nil && got.Equal(token), err
-		})
-		return known
-	}, err)
-}
-
-// DeleteDelegationToken records DeleteDelegationToken's change.
-func (b *Batch) DeleteDelegationToken(id string) *Batch {
-	return b.add(func(v *view, _ migrationzk.State) bool {
-		return v.remove(znode.DelegationTokenPath(id))
-	}, checkName("delegation token", id))
 }
 
 // WriteProducerID records WriteProducerID's change.
@@ -72,4 +40,46 @@ func (b *Batch) writeProducerIDBlock(want znode.ProducerIDBlock, err error) *Bat
 		})
 		return known
 	}, err)
+}
+
+// producerID reads /latest_producer_id_block; null data holds no block.
+func (r *imageReader) producerID(ctx context.Context) error {
+	zs, err := r.read(ctx, znode.ProducerIDBlockPath)
+	if err != nil {
+		return err
+	}
+	if !zs[0].Exists || zs[0].Data == nil {
+		return nil
+	}
+	block, err := znode.DecodeProducerIDBlock(zs[0].Data)
+	if err != nil {
+		r.bad(zs[0].Path, err)
+		return nil
+	}
+	r.img.ProducerIDBlock = &block
+	return nil
+}
+
+// producerID plans the producer-id block when desired has one that
+// ZooKeeper does not hold.
+func (d *differ) producerID(current, desired *znode.ProducerIDBlock) {
+	if desired == nil || current != nil && *current == *desired {
+		return
+	}
+	want := *desired
+	d.add(Change{Kind: ChangeWriteProducerID, Subject: fmt.Sprintf("[%d, %d]", want.BlockStart, want.BlockEnd),
+		Fields: fieldChanges(nil, producerIDValues(current), producerIDValues(&want)),
+		add:    func(b *Batch) { b.writeProducerIDBlock(want, nil) }}, znode.ProducerIDBlockPath)
+}
+
+// producerIDValues are the fields of a producer-id block; none for nil.
+func producerIDValues(b *znode.ProducerIDBlock) []fieldValue {
+	if b == nil {
+		return nil
+	}
+	return []fieldValue{
+		{name: "broker_id", value: int64Text(b.BrokerID)},
+		{name: "block_start", value: int64Text(b.BlockStart)},
+		{name: "block_end", value: int64Text(b.BlockEnd)},
+	}
 }
