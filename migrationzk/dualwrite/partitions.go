@@ -148,10 +148,38 @@ func statedIDs(parts map[int32]Partition) []int32 {
 // KRaft controller epoch. The topic znode must exist.
 func (v *view) putPartitions(topic string, ids []int32, stateOf func(id int32) PartitionState, s migrationzk.State) bool {
 	ok := v.requireTopic(topic)
+	underNewList := v.createdHere(znode.TopicPartitionsPath(topic))
 	for _, id := range ids {
+		if underNewList && v.createPartition(topic, id, stateOf(id), s) {
+			continue
+		}
 		ok = v.putPartition(topic, id, stateOf(id), s) && ok
 	}
 	return ok
+}
+
+// createPartition plans the creates of partition id of topic and its
+// state, as putPartition does, when the partitions znode is created by
+// the ops planned so far and nothing is planned at either path: both are
+// then missing, which needs no lookup. It reports whether it planned them.
+func (v *view) createPartition(topic string, id int32, st PartitionState, s migrationzk.State) bool {
+	partPath := znode.PartitionPath(topic, id)
+	statePath := partPath + "/state"
+	_, partPlanned := v.planned[partPath]
+	_, statePlanned := v.planned[statePath]
+	if partPlanned || statePlanned {
+		return false
+	}
+	v.create(partPath, nil)
+	v.create(statePath, stateZnode(st, s).Encode())
+	return true
+}
+
+// stateZnode is the partition state znode holding st, stamped with s's
+// KRaft controller epoch.
+func stateZnode(st PartitionState, s migrationzk.State) znode.PartitionState {
+	return znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: st.Leader, LeaderEpoch: st.LeaderEpoch,
+		ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState}
 }
 
 // putPartition plans partition id of topic as putPartitions does, once
@@ -163,8 +191,7 @@ func (v *view) putPartition(topic string, id int32, st PartitionState, s migrati
 	if !known || (!cur.Exists && !v.ensure(parent(statePath), nil)) {
 		return false
 	}
-	want := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: st.Leader, LeaderEpoch: st.LeaderEpoch,
-		ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState}
+	want := stateZnode(st, s)
 	_, known = v.putOver(statePath, cur, want.Encode(), func(cur []byte) (bool, error) {
 		got, err := znode.DecodePartitionState(cur)
 		return err == nil && got.Equal(want), err
