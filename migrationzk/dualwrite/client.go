@@ -50,6 +50,13 @@ func New(w *migrationzk.Writer, opts ...Option) (*Client, error) {
 // what it touches.
 func (c *Client) Forget() { c.mem.forgetAll() }
 
+// Remembered reports how much the Client remembers, for sizing and
+// metrics: how many partitions it has room for (what
+// WithRememberedPartitions bounds), and how many other znodes it holds.
+// Both are 0 for a Client that remembers nothing: a new one, one after
+// Forget, or one whose Writer is fenced or retired.
+func (c *Client) Remembered() (partitions, znodes int) { return c.mem.size() }
+
 // enter starts a call under the tenure of s.
 func (c *Client) enter(s migrationzk.State) {
 	c.leave()

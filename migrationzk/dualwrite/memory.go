@@ -2,6 +2,7 @@ package dualwrite
 
 import (
 	"bytes"
+	"errors"
 	"hash/maphash"
 	"slices"
 	"strconv"
@@ -106,6 +107,14 @@ func (m *memory) forgetAll() {
 	defer m.mu.Unlock()
 	m.clearLocked()
 	m.hasTenure = false
+}
+
+// size returns how many partitions m has room for and how many other
+// znodes it holds.
+func (m *memory) size() (partitions, znodes int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.partitions, len(m.znodes)
 }
 
 // enter starts a call under the tenure of s: what was remembered under
@@ -353,13 +362,16 @@ func (m *memory) learnListing(l migrationzk.Listing) {
 }
 
 // wrote remembers what the ops that landed left, and forgets the paths of
-// the ops that did not: what they touched may not be as planned.
+// the ops that did not: what they touched may not be as planned, and
+// what an op in doubt touched may hold what it wrote, or not.
 func (m *memory) wrote(results []migrationzk.OpResult) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, r := range results {
 		p := r.Op.Path()
 		switch {
+		case errors.Is(r.Err, migrationzk.ErrOutcomeUnknown):
+			m.forgetTouchedLocked(p)
 		case r.Err != nil || r.Op.Sequential():
 			m.forgetLocked(p)
 			m.forgetListingLocked(parent(p))
@@ -403,6 +415,12 @@ func (m *memory) unlistLocked(p string, exists bool) {
 	case !exists && found:
 		m.listings[dir] = slices.Delete(slices.Clone(names), i, i+1)
 	}
+}
+
+// forgetTouchedLocked forgets p and the listing of its parent.
+func (m *memory) forgetTouchedLocked(p string) {
+	m.forgetLocked(p)
+	m.forgetListingLocked(parent(p))
 }
 
 func (m *memory) forgetLocked(p string) {

@@ -222,14 +222,14 @@ func TestRememberedCreateAndDeleteSendNoRead(t *testing.T) {
 func TestRememberedForgottenWhenFenced(t *testing.T) {
 	c := newCluster(t)
 	s := c.createTopics(1, 4)
-	if parts, _ := dualwrite.RememberedPartitions(c.c); parts != 4 {
+	if parts, _ := c.c.Remembered(); parts != 4 {
 		t.Fatalf("%d partitions remembered, want 4", parts)
 	}
 	c.raiseEpoch()
 	if _, _, err := leaderMoves(c.c.Batch(), 1, 4, 1).Apply(testContext(t), at(s, 500)); !errors.Is(err, migrationzk.ErrFenced) {
 		t.Fatalf("got %v, want ErrFenced", err)
 	}
-	if parts, zs := dualwrite.RememberedPartitions(c.c); parts != 0 || zs != 0 {
+	if parts, zs := c.c.Remembered(); parts != 0 || zs != 0 {
 		t.Fatalf("fenced: %d partitions and %d znodes remembered, want none", parts, zs)
 	}
 }
@@ -258,7 +258,7 @@ func TestRememberedBounded(t *testing.T) {
 	c := newCluster(t)
 	s := c.createTopics(1, 4)
 	c.c.Forget()
-	if parts, zs := dualwrite.RememberedPartitions(c.c); parts != 0 || zs != 0 {
+	if parts, zs := c.c.Remembered(); parts != 0 || zs != 0 {
 		t.Fatalf("Forget: %d partitions and %d znodes remembered", parts, zs)
 	}
 	c.c = must.Get(dualwrite.New(c.w, dualwrite.WithRememberedPartitions(0)))
