@@ -31,7 +31,8 @@ const (
 	// by one after another party produced it, or a claim resumed after
 	// the tenure it resumes ended.
 	CheckTenure = "tenure"
-	// CheckRetired: a fenced writer not retired, or not silent.
+	// CheckRetired: a fenced writer not retired, or not silent, or its
+	// dual-write Client still remembering something.
 	CheckRetired = "retired"
 	// CheckClaim: a claim with an outcome its situation rules out.
 	CheckClaim = "claim"
@@ -64,6 +65,11 @@ const (
 	// CheckUnconditioned: the dual-write Client sent a SetData or delete
 	// of a partition state at any version.
 	CheckUnconditioned = "unconditioned"
+	// CheckStaleMemory: a transaction the dual-write Client planned from
+	// what it remembered was refused at a znode that no write explains:
+	// none by another party, nor by a call of its own in doubt, since the
+	// Client last learned it (checkStaleMemory).
+	CheckStaleMemory = "stale-memory"
 	// CheckHarness: the suite itself failed (a read, a kill, a restart).
 	CheckHarness = "harness"
 )

@@ -65,7 +65,7 @@ func (d *driver) dualWrite(g *generation) *dualwrite.Client {
 		// A new Writer (after a stale session, say) gets a Client that
 		// remembers nothing.
 		g.dw = must.Get(dualwrite.New(g.w, dualwrite.WithTrace(func(e dualwrite.TraceEvent) { d.checkTransaction(g, e) })))
-		g.dwOf, g.learnedAt = g.w, nil
+		g.dwOf, g.learnedAt, g.readAllAt, g.mem = g.w, nil, 0, newMemoryModel()
 	}
 	return g.dw
 }
@@ -79,6 +79,7 @@ func (d *driver) checkTransaction(g *generation, e dualwrite.TraceEvent) {
 	if g.learnedAt == nil {
 		g.learnedAt = map[string]int64{}
 	}
+	d.noteMemory(g, e)
 	switch e.Kind {
 	case dualwrite.TraceReadWave:
 		// Sent after the call's sync: what landed before now is read.
@@ -90,8 +91,8 @@ func (d *driver) checkTransaction(g *generation, e dualwrite.TraceEvent) {
 		// Its ops were conditioned on what was learned before it.
 		g.opBasis = map[string]int64{}
 		for _, o := range e.Ops {
-			if at, ok := g.learnedAt[o.Path()]; ok {
-				g.opBasis[o.Path()] = at
+			if at, ok := g.learnedAt[o.Path()]; ok || g.readAllAt > 0 {
+				g.opBasis[o.Path()] = max(at, g.readAllAt)
 			}
 		}
 		for _, r := range e.Results {
@@ -117,13 +118,13 @@ func (d *driver) checkTransaction(g *generation, e dualwrite.TraceEvent) {
 // holds what each change asked for once the call succeeded.
 func (d *driver) delta(ctx context.Context, g *generation, s migrationzk.State, changes []deltaChange, from int64) outcome {
 	d.calls.Add(1)
-	b := d.dualWrite(g).Batch()
-	for _, ch := range changes {
-		b.UpdatePartitions(ch.topic, map[int32]dualwrite.PartitionState{ch.id: ch.state})
-	}
 	var out migrationzk.State
 	var res []migrationzk.OpResult
-	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("delta by %d offset %d (%d partitions)", g.id, s.KRaftMetadataOffset, len(changes)), func() (err error) {
+	rc, err := d.withDualWrite(g, from, fmt.Sprintf("delta by %d offset %d (%d partitions)", g.id, s.KRaftMetadataOffset, len(changes)), false, func(c *dualwrite.Client) (err error) {
+		b := c.Batch()
+		for _, ch := range changes {
+			b.UpdatePartitions(ch.topic, map[int32]dualwrite.PartitionState{ch.id: ch.state})
+		}
 		out, res, err = b.Apply(ctx, s)
 		return err
 	})

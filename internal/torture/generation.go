@@ -37,6 +37,13 @@ type generation struct {
 	// opBasis holds, for the ops of dw's last transaction, when what they
 	// are conditioned on was learned (guarded by mu).
 	opBasis map[string]int64
+	// readAllAt is when dw's last Sync returned: its Read learned every
+	// partition state (guarded by mu).
+	readAllAt int64
+	// mem models what dw may rest on; dwCalls are the calls of g's
+	// dual-write Clients, any Writer's (guarded by mu).
+	mem     *memoryModel
+	dwCalls []span
 	s       migrationzk.State
 	// learned is when the call that returned s returned; since when it
 	// started.
@@ -327,6 +334,7 @@ func (d *driver) takeOver(old *generation, s migrationzk.State) bool {
 	d.loserAfterClaim(rival)
 	d.fenced++
 	d.checkFenced(old, s)
+	d.checkForgotten(old)
 	old.conn.Close()
 	d.rival = nil
 	d.cur = rival

@@ -294,9 +294,12 @@ type driver struct {
 	mu        sync.Mutex
 	faults    map[string]int
 	anomalies []Anomaly
-	down      *zktest.Member // the member down, if any
-	lastUp    time.Time      // when the last restart finished
-	restarts  sync.WaitGroup
+	// refusals are the transactions planned from what a dual-write
+	// Client remembered that ZooKeeper refused (checkStaleMemory).
+	refusals []refusal
+	down     *zktest.Member // the member down, if any
+	lastUp   time.Time      // when the last restart finished
+	restarts sync.WaitGroup
 }
 
 // Run starts an ensemble, runs the workload with faults and returns the
@@ -513,6 +516,7 @@ func (d *driver) finish() {
 		d.writeAfterFaults(d.cur)
 	}
 	d.readFinalState()
+	d.checkStaleMemory()
 	d.checkNotifications()
 	d.checkNothingInvented()
 }

@@ -119,8 +119,8 @@ func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, e
 	}
 	var out migrationzk.State
 	var rep dualwrite.SyncReport
-	rc, err := d.rec.wrap(g.client(), from, "", func() (err error) {
-		out, rep, err = client(g.w).Sync(ctx, s, desired)
+	rc, err := d.withDualWrite(g, from, "", true, func(c *dualwrite.Client) (err error) {
+		out, rep, err = c.Sync(ctx, s, desired)
 		return err
 	})
 	o := d.classify(g, ctx, err)

@@ -94,14 +94,13 @@ func quotaChange(k int, offset int64) vocabChange {
 // ops as Apply's are, and the notifications each change wrote.
 func (d *driver) vocabulary(ctx context.Context, g *generation, s migrationzk.State, changes []vocabChange, from int64) outcome {
 	d.calls.Add(1)
-	b := client(g.w).Batch()
-	for _, ch := range changes {
-		ch.add(b)
-	}
 	var out migrationzk.State
 	var res []migrationzk.OpResult
-	var err error
-	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes)), func() (err error) {
+	rc, err := d.withDualWrite(g, from, fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes)), false, func(c *dualwrite.Client) (err error) {
+		b := c.Batch()
+		for _, ch := range changes {
+			ch.add(b)
+		}
 		out, res, err = b.Apply(ctx, s)
 		return err
 	})
