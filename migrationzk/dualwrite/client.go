@@ -55,7 +55,10 @@ func (c *Client) Forget() { c.mem.forgetAll() }
 // WithRememberedPartitions bounds), and how many other znodes it holds.
 // Both are 0 for a Client that remembers nothing: a new one, one after
 // Forget, or one whose Writer is fenced or retired.
-func (c *Client) Remembered() (partitions, znodes int) { return c.mem.size() }
+func (c *Client) Remembered() (partitions, znodes int) {
+	c.leave()
+	return c.mem.size()
+}
 
 // enter starts a call under the tenure of s.
 func (c *Client) enter(s migrationzk.State) {

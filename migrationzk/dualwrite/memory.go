@@ -370,17 +370,17 @@ func (m *memory) wrote(results []migrationzk.OpResult) {
 	for _, r := range results {
 		p := r.Op.Path()
 		switch {
-		case errors.Is(r.Err, migrationzk.ErrOutcomeUnknown):
-			m.forgetTouchedLocked(p)
-		case r.Err != nil || r.Op.Sequential():
-			m.forgetLocked(p)
-			m.forgetListingLocked(parent(p))
-		case r.Op.Kind() == migrationzk.OpDelete:
+		case r.Err == nil && !r.Op.Sequential() && r.Op.Kind() == migrationzk.OpDelete:
 			m.learnLocked(migrationzk.Znode{Path: p, Version: -1}, 0)
 			m.unlistLocked(p, false)
-		default:
+		case r.Err == nil && !r.Op.Sequential():
 			m.learnLocked(migrationzk.Znode{Path: p, Exists: true, Data: r.Op.Data(), Version: r.Version}, m.digest(r.Op.Data()))
 			m.unlistLocked(p, true)
+		case errors.Is(r.Err, migrationzk.ErrOutcomeUnknown):
+			m.forgetTouchedLocked(p)
+		default: // refused, not applied, or a sequential create
+			m.forgetLocked(p)
+			m.forgetListingLocked(parent(p))
 		}
 	}
 }
