@@ -64,7 +64,10 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // ones ZooKeeper held right after, conflicts must be neither false nor
 // missed, no write lost, no writer stuck, no fence adopted that ZooKeeper
 // does not hold for the writer, no write accepted after a tenure ended, and
-// a fenced writer must be retired and silent; a claim with rollback-safe
+// a fenced writer must be retired and silent, its dual-write Client
+// remembering nothing; a transaction the Client planned from what it
+// remembers may be refused only when a write by another party (or a call
+// of its own in doubt) explains it; a claim with rollback-safe
 // epochs must leave /controller_epoch at least at the claimant's KRaft
 // epoch. Invariants hold of every history: one tenure per /controller_epoch
 // version (shared only by a resume while the claim stands), rollback-safe
