@@ -3,6 +3,7 @@ package torture
 import (
 	"context"
 	"math/rand"
+	"slices"
 	"sync"
 	"time"
 
@@ -91,15 +92,13 @@ func faultTable() []weightedFault {
 	}
 }
 
-// pickFault draws, by weight, one of the faults available now.
+// pickFault draws, by weight, one of the faults available now: while
+// the run is covering (see Config.Cover), one of the kinds it still
+// lacks, if one is available.
 func (d *driver) pickFault() fault {
-	var open []weightedFault
-	total := 0
-	for _, f := range d.faultKinds {
-		if f.available(d) {
-			open = append(open, f)
-			total += f.weight
-		}
+	open, total := d.openFaults(d.covering())
+	if total == 0 {
+		open, total = d.openFaults(false)
 	}
 	n := d.rng.Intn(total)
 	for _, f := range open {
@@ -109,6 +108,44 @@ func (d *driver) pickFault() fault {
 		n -= f.weight
 	}
 	return open[0].fault
+}
+
+// openFaults returns the faults available now, with their total weight;
+// only the kinds of Config.Cover not injected yet when lacking is set.
+func (d *driver) openFaults(lacking bool) ([]weightedFault, int) {
+	missing := d.uncovered()
+	var open []weightedFault
+	total := 0
+	for _, f := range d.faultKinds {
+		if lacking && !slices.Contains(missing, f.name()) {
+			continue
+		}
+		if f.available(d) {
+			open = append(open, f)
+			total += f.weight
+		}
+	}
+	return open, total
+}
+
+// covering reports whether the run is past its Ops, within twice as many,
+// and still lacks a kind of Config.Cover.
+func (d *driver) covering() bool {
+	calls := int(d.calls.Load())
+	return calls >= d.cfg.Ops && calls < 2*d.cfg.Ops && len(d.uncovered()) > 0
+}
+
+// uncovered returns the kinds of Config.Cover not injected yet.
+func (d *driver) uncovered() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var missing []string
+	for _, kind := range d.cfg.Cover {
+		if d.faults[kind] == 0 {
+			missing = append(missing, kind)
+		}
+	}
+	return missing
 }
 
 // disruptions are the faults that take a member away (killed, or cut

@@ -160,3 +160,19 @@ func TestInvariantsOnARecordedHistory(t *testing.T) {
 		}
 	}
 }
+
+// Fault: every kind, as TestTorture draws them, in a run too short to
+// hold the rarest. Past its Ops the run covers the kinds it lacks, and
+// holds each of them.
+func TestRunCovers(t *testing.T) {
+	rare := []string{FaultEpochBoundary, FaultResume, FaultClaimTwin, FaultClaimRace, FaultClaimTenureEnds}
+	r := Run(t, Config{Seed: 1, Ops: 150, MinFaults: 10, Cover: rare})
+	for _, kind := range rare {
+		if r.Faults[kind] == 0 {
+			t.Errorf("no %s fault in %d operations (%v)", kind, r.Ops, r.Faults)
+		}
+	}
+	if len(r.Anomalies) > 0 {
+		t.Errorf("anomalies: %v", r.Anomalies)
+	}
+}

@@ -39,6 +39,11 @@ type Config struct {
 	// MinFaults is the least number of faults to inject; the run goes on
 	// past Ops until it has.
 	MinFaults int
+	// Cover lists fault kinds the run must hold: past Ops, for as many
+	// calls again at most, it goes on injecting only the kinds of Cover
+	// not injected yet, so that a short run holds every rare kind
+	// whatever its seed. The calls before Ops are as without it.
+	Cover []string
 	// FaultRate is the chance that a fault is injected around a call.
 	FaultRate float64
 	// KillGap is the least time between a member's restart and the next
@@ -464,7 +469,7 @@ func (d *driver) run() {
 	}
 	d.offset = d.cur.s.KRaftMetadataOffset
 	lastProgress, nextCheck := time.Now(), int64(checkEvery)
-	for int(d.calls.Load()) < d.cfg.Ops || d.totalFaults() < d.cfg.MinFaults {
+	for int(d.calls.Load()) < d.cfg.Ops || d.totalFaults() < d.cfg.MinFaults || d.covering() {
 		if d.stopping() {
 			return
 		}

@@ -85,7 +85,7 @@ func TestTorture(t *testing.T) {
 	t.Logf("torture: seed %d, %d operations, at least %d faults; replay with: %s=%d %s=%d go test -race -run 'TestTorture$' ./internal/torture",
 		seed, ops, minFaults, envSeed, seed, envOps, ops)
 	cfg := torture.Config{Seed: seed, Ops: ops, MinFaults: minFaults, FaultRate: float64(envInt(t, envRate, 12)) / 100,
-		StopAtFirstAnomaly: os.Getenv(envStop) == "1"}
+		StopAtFirstAnomaly: os.Getenv(envStop) == "1", Cover: everyRun}
 	if testing.Verbose() {
 		cfg.Progress = func(s string) { t.Log(s) }
 	}
@@ -104,12 +104,7 @@ func TestTorture(t *testing.T) {
 	if r.TotalFaults() < minFaults {
 		t.Errorf("%d faults, want at least %d", r.TotalFaults(), minFaults)
 	}
-	for _, kind := range []string{torture.FaultDropReply, torture.FaultDropRequest, torture.FaultCutRequest,
-		torture.FaultExpireSession, torture.FaultRival,
-		torture.FaultForeignWrite, torture.FaultABAWrite, torture.FaultTenureEnds, torture.FaultRecreate,
-		torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
-		torture.FaultDeadlineInDoubt, torture.FaultLoser, torture.FaultResume, torture.FaultImitate,
-		torture.FaultEpochBoundary, torture.FaultForeignDelta} {
+	for _, kind := range everyRun {
 		if r.Faults[kind] == 0 {
 			t.Errorf("no %s fault injected", kind)
 		}
@@ -122,6 +117,15 @@ func TestTorture(t *testing.T) {
 		t.Errorf("the faults did not bite: %d lost acks recovered, %d conflicts, %d fenced", r.LostAcks, r.Conflicts, r.Fenced)
 	}
 }
+
+// everyRun are the fault kinds every run holds, however short: the
+// run covers them (torture.Config.Cover).
+var everyRun = []string{torture.FaultDropReply, torture.FaultDropRequest, torture.FaultCutRequest,
+	torture.FaultExpireSession, torture.FaultRival,
+	torture.FaultForeignWrite, torture.FaultABAWrite, torture.FaultTenureEnds, torture.FaultRecreate,
+	torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
+	torture.FaultDeadlineInDoubt, torture.FaultLoser, torture.FaultResume, torture.FaultImitate,
+	torture.FaultEpochBoundary, torture.FaultForeignDelta}
 
 // writeReport writes r as JSON to the file $TORTURE_REPORT names, if any.
 func writeReport(t *testing.T, r *torture.Report) {
