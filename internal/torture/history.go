@@ -206,7 +206,7 @@ func (h *history) missedConflicts() []finding {
 	var found []finding
 	produced := map[string]map[int32]string{}
 	deleted := h.deletedPaths()
-	mark := func(path string, v int32, what string) {
+	mark := func(path string, v int32, what string, at int64) {
 		if v < 0 || deleted[path] {
 			return
 		}
@@ -218,7 +218,8 @@ func (h *history) missedConflicts() []finding {
 			if path == root+"/controller_epoch" {
 				check = CheckFenceAdopted
 			}
-			found = append(found, finding{check, fmt.Sprintf("two writes produced %s version %d: %s and %s", path, v, prev, what)})
+			found = append(found, finding{check, fmt.Sprintf("two writes produced %s version %d: %s and %s; the last operations on it:%s",
+				path, v, prev, what, h.recent(path, at))})
 		}
 		produced[path][v] = what
 	}
@@ -231,12 +232,12 @@ func (h *history) missedConflicts() []finding {
 				found = append(found, finding{CheckMissedConflict, fmt.Sprintf("missed conflict on %s: %s succeeded at version %d although a foreign write landed at version %d in between", s.Path, s.What, s.Version, f.Version)})
 			}
 		}
-		mark(s.Path, s.Version, fmt.Sprintf("client %d %s at [%d, %d]", s.Client, s.What, s.At.Call, s.At.Return))
+		mark(s.Path, s.Version, fmt.Sprintf("client %d %s at [%d, %d]", s.Client, s.What, s.At.Call, s.At.Return), s.At.Return)
 	}
 	for path, fs := range h.foreign {
 		for _, f := range fs {
 			if f.Landed {
-				mark(path, f.Version, fmt.Sprintf("foreign write at [%d, %d]", f.Call, f.Return))
+				mark(path, f.Version, fmt.Sprintf("foreign write at [%d, %d]", f.Call, f.Return), f.Return)
 			}
 		}
 	}
