@@ -470,11 +470,33 @@ func (m *memory) dropUnderLocked(p string) {
 			delete(m.listings, q)
 		}
 	}
-	for topic, t := range m.topics {
-		if q := znode.TopicPartitionsPath(topic); q == p || strings.HasPrefix(q, prefix) {
-			m.partitions -= len(t.parts)
-			delete(m.topics, topic)
-		}
+	if topic, ok := topicUnder(p); ok {
+		m.dropTopicLocked(topic)
+		return
+	}
+	if p != znode.TopicsPath && !strings.HasPrefix(znode.TopicsPath, prefix) {
+		return // no topic's partitions are below p
+	}
+	for topic := range m.topics {
+		m.dropTopicLocked(topic)
+	}
+}
+
+// topicUnder returns the topic whose partitions are below p, when p is a
+// topic znode or its partitions znode.
+func topicUnder(p string) (string, bool) {
+	if topic, ok := partitionsListOf(p); ok {
+		return topic, true
+	}
+	topic, found := strings.CutPrefix(p, znode.TopicsPath+"/")
+	return topic, found && topic != "" && !strings.Contains(topic, "/")
+}
+
+// dropTopicLocked forgets what is remembered of topic's partitions.
+func (m *memory) dropTopicLocked(topic string) {
+	if t, ok := m.topics[topic]; ok {
+		m.partitions -= len(t.parts)
+		delete(m.topics, topic)
 	}
 }
 
