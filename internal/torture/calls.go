@@ -88,16 +88,23 @@ func (d *driver) maybeWritten(g *generation, o outcome, conds []cond, data strin
 	}
 	d.h.add(migrationGroup, doubt.op(step{Kind: stepMaybe, Conds: conds,
 		Effects: []effect{{Slot: slotMigration, Data: data, Version: -1}}, Desc: rc.desc + " (" + short(o.err) + ")"}))
-	d.recordConflict(g, o.err, rc)
+	d.recordConflict(g, o.err, data, rc)
 }
 
-// recordConflict records what a *ConflictError says.
-func (d *driver) recordConflict(g *generation, err error, rc record) {
+// recordConflict records what a *ConflictError says of a call that wrote
+// data to /migration.
+func (d *driver) recordConflict(g *generation, err error, data string, rc record) {
 	var ce *migrationzk.ConflictError
 	if !errors.As(err, &ce) {
 		return
 	}
-	d.h.addConflict(conflictReport{Path: d.p("/migration"), Since: g.since, At: rc.span, What: rc.desc})
+	c := conflictReport{Path: d.p("/migration"), Since: g.since, At: rc.span, What: rc.desc}
+	if string(ce.CurrentData) == data {
+		for _, p := range d.callPaths {
+			c.Also = append(c.Also, d.p(p))
+		}
+	}
+	d.h.addConflict(c)
 	seen := value{Exists: ce.CurrentVersion >= 0, Version: ce.CurrentVersion}
 	if seen.Exists {
 		seen.Data = string(ce.CurrentData)

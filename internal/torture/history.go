@@ -33,6 +33,12 @@ type conflictReport struct {
 	Since int64
 	At    span
 	What  string
+	// Also are the znodes whose foreign writes explain the conflict too:
+	// the call's payloads, when /migration was found holding the call's
+	// own checkpoint content and the library judged by the ops whether
+	// its transaction wrote it (a foreign write to one of them takes
+	// that proof away).
+	Also []string
 }
 
 // success is a write the library reported landed on Path at Version; the
@@ -177,23 +183,33 @@ func (h *history) nonLinearizable(timeout time.Duration) []finding {
 func (h *history) falseConflicts() []finding {
 	var found []finding
 	for _, c := range h.conflicts {
-		legit := false
-		for _, f := range h.foreign[c.Path] {
-			if f.Call <= c.At.Return && f.Return >= c.Since {
-				legit = true
-				break
-			}
-		}
-		if !legit {
+		if !h.foreignWriteBetween(c.Since, c.At.Return, append([]string{c.Path}, c.Also...)) {
 			group := c.Path
 			if group == root+migrationGroup {
 				group = migrationGroup
 			}
+			recent := h.recent(group, c.At.Return)
+			for _, p := range c.Also {
+				recent += "\n  on " + p + ":" + h.recent(p, c.At.Return)
+			}
 			found = append(found, finding{CheckFalseConflict, fmt.Sprintf("false conflict on %s at [%d, %d] (%s): no foreign write since %d%s",
-				c.Path, c.At.Call, c.At.Return, c.What, c.Since, h.recent(group, c.At.Return))})
+				c.Path, c.At.Call, c.At.Return, c.What, c.Since, recent)})
 		}
 	}
 	return found
+}
+
+// foreignWriteBetween reports whether a foreign write to one of paths
+// may have happened between since and until.
+func (h *history) foreignWriteBetween(since, until int64, paths []string) bool {
+	for _, p := range paths {
+		for _, f := range h.foreign[p] {
+			if f.Call <= until && f.Return >= since {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // missedConflicts finds successes although a foreign write landed between

@@ -175,3 +175,32 @@ func TestModelDeletes(t *testing.T) {
 		t.Fatalf("a version that a recreated znode cannot have accepted: %q", msg)
 	}
 }
+
+// Fault: none (synthetic histories). A conflict on /migration found
+// holding the call's own content is explained by a foreign write to one
+// of the call's payloads in its window (it took away the proof that the
+// transaction was the call's), not by one outside it, nor by one to a
+// znode the call did not write.
+func TestFalseConflictByPayload(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		also      []string
+		foreign   string
+		at        span
+		wantFalse bool
+	}{
+		{"payload written in the window", []string{"/p"}, "/p", span{5, 12}, false},
+		{"payload written before the window", []string{"/p"}, "/p", span{1, 2}, true},
+		{"another znode written", []string{"/p"}, "/q", span{5, 12}, true},
+		{"content not the call's", nil, "/p", span{5, 12}, true},
+	} {
+		h := newHistory()
+		h.setInit(migrationGroup, start)
+		h.addConflict(conflictReport{Path: "/migration", Since: 4, At: span{10, 20}, What: tc.name, Also: tc.also})
+		h.addForeign(tc.foreign, foreignWrite{span: tc.at, Landed: true, Version: 1})
+		got := h.falseConflicts()
+		if (len(got) == 1) != tc.wantFalse {
+			t.Errorf("%s: %v, want a false conflict: %v", tc.name, got, tc.wantFalse)
+		}
+	}
+}

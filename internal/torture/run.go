@@ -275,8 +275,11 @@ type driver struct {
 	// notes tallies the change notifications the calls reported.
 	notes notificationTally
 
-	calls      atomic.Int64 // library calls made
-	quiet      bool         // no more faults
+	calls atomic.Int64 // library calls made
+	// callPaths are the payload znodes the call in flight writes,
+	// relative to the root.
+	callPaths  []string
+	quiet      bool // no more faults
 	afterCall  []func()
 	finalWrite time.Duration
 	conflicts  int

@@ -118,6 +118,7 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 // callOnce makes the call of wk once, as if called at first.
 func (d *driver) callOnce(ctx context.Context, g *generation, s migrationzk.State, wk work, first int64) outcome {
 	d.ask(wk)
+	d.callPaths = wk.paths()
 	switch {
 	case wk.vocab != nil:
 		return d.vocabulary(ctx, g, s, wk.vocab, first)
