@@ -67,10 +67,34 @@ func NewEnsemble(n int, opts ...Option) (*Ensemble, error) {
 	}
 	e.Security = *sec
 	base := zkserver.Config{TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings, JVMFlags: jvmFlags}
-	if err := e.start(inst, n, base); err != nil {
-		return nil, errors.Join(err, e.Close())
+	for attempt := 1; ; attempt++ {
+		err := e.start(inst, n, base)
+		if err == nil {
+			return e, nil
+		}
+		if attempt == startAttempts {
+			return nil, errors.Join(err, e.Close())
+		}
+		// Most likely a port found free was taken before its member bound
+		// it (by another process, or a proxy): start again on others.
+		if err := e.stopMembers(); err != nil {
+			return nil, errors.Join(err, e.Close())
+		}
 	}
-	return e, nil
+}
+
+// stopMembers stops the members started so far and their proxies, and
+// removes their data, so that start can run again.
+func (e *Ensemble) stopMembers() error {
+	var errs []error
+	for _, m := range e.Members {
+		errs = append(errs, m.proc.Stop(stopTimeout), os.RemoveAll(filepath.Join(e.dir, fmt.Sprintf("member-%d", m.ID))))
+	}
+	if e.net != nil {
+		errs = append(errs, e.net.close())
+	}
+	e.Members, e.Servers, e.net = nil, nil, nil
+	return errors.Join(errs...)
 }
 
 // start starts n members configured as base and waits until they serve

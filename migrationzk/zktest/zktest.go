@@ -68,8 +68,9 @@ const SessionTimeout = 10 * time.Second
 const (
 	startTimeout = 60 * time.Second
 	stopTimeout  = 10 * time.Second
-	// startAttempts bounds the tries at starting a standalone server: a
-	// free port can be taken by another process before the server binds it.
+	// startAttempts bounds the tries at starting a standalone server or
+	// the members of an ensemble: a free port can be taken by another
+	// process before the server binds it.
 	startAttempts = 3
 )
 
