@@ -75,9 +75,9 @@ func TestSASLEnsemble(t *testing.T) {
 			}
 		}
 	}
-	if _, err := conn.Set("/node", []byte("v1"), -1); err != nil {
-		t.Fatal(err)
-	}
+	// A Set sent before the client notices fails with
+	// zk.ErrConnectionClosed, and may be sent again.
+	setUntilLanded(t, conn, "/node", []byte("v1"), -1)
 	if conn.Server() == server || stats.Succeeded() < 2 {
 		t.Fatalf("server %s after stopping %s, %d exchanges", conn.Server(), server, stats.Succeeded())
 	}
