@@ -212,7 +212,7 @@ func WithACL(acl []zk.ACL) Option {
 
 // aclFor returns the ACL of a znode created at full, a path under the
 // root: the policy's answer for the path relative to the root.
-func (o options) aclFor(full string) []zk.ACL {
+func (o *options) aclFor(full string) []zk.ACL {
 	rel := strings.TrimPrefix(full, o.root)
 	if rel == "" {
 		rel = "/"
@@ -233,20 +233,20 @@ func validatePath(p string) error {
 	if strings.HasSuffix(p, "/") {
 		return errPath("must not end with /")
 	}
-	for rest, more := p[1:], true; more; {
-		var seg string
-		seg, rest, more = strings.Cut(rest, "/")
-		switch seg {
-		case "":
-			return errPath("empty segment")
-		case ".", "..":
-			return errPath("relative segment " + seg)
-		}
+	switch {
+	case strings.Contains(p, "//"):
+		return errPath("empty segment")
+	case strings.Contains(p, "/./") || strings.HasSuffix(p, "/."):
+		return errPath("relative segment .")
+	case strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
+		return errPath("relative segment ..")
 	}
 	for i := 0; i < len(p); i++ {
-		if c := p[i]; c >= utf8.RuneSelf {
+		switch c := p[i]; {
+		case c >= 0x20 && c < 0x7f:
+		case c >= utf8.RuneSelf:
 			return validateRunes(p[i:])
-		} else if c <= 0x1f || c == 0x7f {
+		default:
 			return errPath("invalid character")
 		}
 	}

@@ -69,11 +69,12 @@ func (c *Client) DeletePartitions(ctx context.Context, s migrationzk.State, topi
 // CreatePartitions records CreatePartitions' change.
 func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch {
 	parts = maps.Clone(parts) // recorded as they are now
+	all := sortedIDs(parts)
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkAssignment(topic, sortedIDs(parts), parts)
+		err = checkAssignment(topic, all, parts)
 	}
-	ids := statedIDs(parts)
+	ids := withState(all, parts)
 	if err == nil {
 		err = checkStates(topic, ids, parts)
 	}
@@ -130,17 +131,16 @@ func (b *Batch) DeletePartitions(topic string, ids []int32) *Batch {
 	}, err)
 }
 
-// statedIDs returns, sorted, the ids of the partitions of parts that have
-// a state.
-func statedIDs(parts map[int32]Partition) []int32 {
-	ids := make([]int32, 0, len(parts))
-	for id, p := range parts {
-		if !p.noState {
-			ids = append(ids, id)
+// withState returns the ids of ids whose partitions in parts have a
+// state, in their order.
+func withState(ids []int32, parts map[int32]Partition) []int32 {
+	stated := make([]int32, 0, len(ids))
+	for _, id := range ids {
+		if !parts[id].noState {
+			stated = append(stated, id)
 		}
 	}
-	slices.Sort(ids)
-	return ids
+	return stated
 }
 
 // putPartitions plans each partition of ids of topic, with its parent
@@ -163,8 +163,8 @@ func (v *view) putPartitions(topic string, ids []int32, stateOf func(id int32) P
 // the ops planned so far and nothing is planned at either path: both are
 // then missing, which needs no lookup. It reports whether it planned them.
 func (v *view) createPartition(topic string, id int32, st PartitionState, s migrationzk.State) bool {
-	partPath := znode.PartitionPath(topic, id)
-	statePath := partPath + "/state"
+	statePath := znode.PartitionStatePath(topic, id)
+	partPath := parent(statePath)
 	_, partPlanned := v.planned[partPath]
 	_, statePlanned := v.planned[statePath]
 	if partPlanned || statePlanned {
@@ -254,7 +254,8 @@ func checkAssignment(topic string, ids []int32, parts map[int32]Partition) error
 		return err
 	}
 	for _, id := range ids {
-		if err := cmp.Or(checkReplicas(topic, id, parts[id].Replicas), checkReassignment(topic, id, parts[id])); err != nil {
+		p := parts[id]
+		if err := cmp.Or(checkReplicas(topic, id, p.Replicas), checkReassignment(topic, id, p)); err != nil {
 			return err
 		}
 	}

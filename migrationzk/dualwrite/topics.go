@@ -72,8 +72,9 @@ func (c *Client) DeleteTopic(ctx context.Context, s migrationzk.State, name stri
 func (b *Batch) CreateTopic(t Topic) *Batch {
 	t.Partitions = maps.Clone(t.Partitions) // recorded as it is now, as the topic znode is
 	t.Unassigned = maps.Clone(t.Unassigned)
-	err := checkTopic(t, sortedIDs(t.Partitions))
-	ids := statedIDs(t.Partitions)
+	all := sortedIDs(t.Partitions)
+	err := checkTopic(t, all)
+	ids := withState(all, t.Partitions)
 	if err == nil {
 		err = checkStates(t.Name, ids, t.Partitions)
 	}

@@ -103,7 +103,7 @@ func (t Topic) maxEncodedLen() int {
 // AppendEncode appends the encoding of t, as returned by Encode, to dst
 // and returns the extended slice.
 func (t Topic) AppendEncode(dst []byte) []byte {
-	ids := slices.Sorted(maps.Keys(t.Partitions))
+	ids := slices.Collect(maps.Keys(t.Partitions))
 	dst = append(dst, `{"partitions":`...)
 	dst = t.appendReplicaMap(dst, ids, func(a ReplicaAssignment) []int32 { return a.Replicas }, true)
 	if !t.ID.IsZero() {
@@ -119,25 +119,27 @@ func (t Topic) AppendEncode(dst []byte) []byte {
 
 // appendReplicaMap appends a JSON object mapping the decimal partition ids
 // to the list replicas picks from each assignment, in Scala 2.13
-// mutable.HashMap order. ids are t's partition ids in ascending order;
+// mutable.HashMap order. ids are t's partition ids, in any order;
 // unless all is set, partitions whose list is empty are left out.
 func (t Topic) appendReplicaMap(dst []byte, ids []int32, replicas func(ReplicaAssignment) []int32, all bool) []byte {
-	keys := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if all || len(replicas(t.Partitions[id])) > 0 {
-			keys = append(keys, strconv.FormatInt(int64(id), 10))
+	keys := ids
+	if !all {
+		keys = make([]int32, 0, len(ids))
+		for _, id := range ids {
+			if len(replicas(t.Partitions[id])) > 0 {
+				keys = append(keys, id)
+			}
 		}
 	}
 	dst = append(dst, '{')
-	for i, key := range scalaorder.MutableHashMapOrder(keys) {
+	for i, id := range scalaorder.MutableHashMapOrderOfDecimals(keys) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		id, _ := strconv.ParseInt(key, 10, 32)
 		dst = append(dst, '"')
-		dst = append(dst, key...)
+		dst = strconv.AppendInt(dst, int64(id), 10)
 		dst = append(dst, `":`...)
-		dst = appendReplicaList(dst, replicas(t.Partitions[int32(id)]))
+		dst = appendReplicaList(dst, replicas(t.Partitions[id]))
 	}
 	return append(dst, '}')
 }
