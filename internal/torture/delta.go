@@ -46,6 +46,18 @@ func (wl *workload) chooseDelta() []deltaChange {
 	return out
 }
 
+// revisitDelta gives the partitions of revisit, once, states other than
+// those it asked for.
+func (wl *workload) revisitDelta() []deltaChange {
+	out := make([]deltaChange, len(wl.revisit))
+	for i, ch := range wl.revisit {
+		ch.state = dualwrite.PartitionState{Leader: ch.state.Leader%3 + 1, LeaderEpoch: ch.state.LeaderEpoch + 1, ISR: []int32{1, 2, 3}}
+		out[i] = ch
+	}
+	wl.revisit = nil
+	return out
+}
+
 // splitState returns the topic and partition of a state path.
 func splitState(p string) (string, int32) {
 	rest := strings.TrimPrefix(p, znode.TopicsPath+"/")
@@ -89,8 +101,9 @@ func (d *driver) checkTransaction(g *generation, e dualwrite.TraceEvent) {
 		return
 	case dualwrite.TraceTransaction:
 		// Its ops were conditioned on what was learned before it.
-		g.opBasis = map[string]int64{}
+		g.opBasis, g.lastOps = map[string]int64{}, g.lastOps[:0]
 		for _, o := range e.Ops {
+			g.lastOps = append(g.lastOps, o.Path())
 			if at, ok := g.learnedAt[o.Path()]; ok || g.readAllAt > 0 {
 				g.opBasis[o.Path()] = max(at, g.readAllAt)
 			}

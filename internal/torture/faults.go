@@ -89,6 +89,7 @@ func faultTable() []weightedFault {
 		{faultKind{FaultLoser, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectLoser(c.g) }}, 2},
 		{faultKind{FaultResume, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectResume(c.g) }}, 1},
 		{faultKind{FaultDeadlineInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectDeadlineInDoubt(c.g) }}, 2},
+		{faultKind{FaultReloadInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectReloadInDoubt(c.g, *c.wk) }}, 4},
 	}
 }
 
@@ -253,6 +254,20 @@ func (d *driver) injectDeadlineInDoubt(g *generation) []*zktest.Armed {
 		d.count(FaultDeadlineInDoubt)
 		d.cancelCall()
 	}}
+	return []*zktest.Armed{d.arm(g, f), d.arm(g, reread)}
+}
+
+// injectReloadInDoubt puts a delta in doubt, its copy landed, as
+// injectDeadlineInDoubt does, and makes the driver reload its State
+// rather than retry the call (reloadAfterDoubt).
+func (d *driver) injectReloadInDoubt(g *generation, wk work) []*zktest.Armed {
+	if wk.delta == nil {
+		return nil
+	}
+	d.reloadInDoubt = true
+	f := d.callWrite()
+	f.Action = zktest.DropReply
+	reread := zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSync, Path: d.p("/migration"), Then: d.cancelCall}
 	return []*zktest.Armed{d.arm(g, f), d.arm(g, reread)}
 }
 

@@ -37,6 +37,8 @@ type generation struct {
 	// opBasis holds, for the ops of dw's last transaction, when what they
 	// are conditioned on was learned (guarded by mu).
 	opBasis map[string]int64
+	// lastOps are the paths of the ops of dw's last transaction.
+	lastOps []string
 	// readAllAt is when dw's last Sync returned: its Read learned every
 	// partition state (guarded by mu).
 	readAllAt int64

@@ -147,10 +147,10 @@ func (h *history) explainsRefusal(r refusal, path string) bool {
 			if len(o.Step.Effects) == 0 || o.Step.Kind == stepRefused || o.Call >= r.at {
 				continue
 			}
-			if ret, own := r.g.ownCall(o); own {
-				if ret < r.since {
-					return true
-				}
+			// A write may explain r if it may have landed after the
+			// Client learned path; one of the Client's own only if it
+			// was in doubt when the call returned, before that.
+			if ret, own := r.g.ownCall(o); own && ret >= r.since {
 				continue
 			}
 			if o.Return > r.since {

@@ -31,6 +31,7 @@ func TestExplainsRefusal(t *testing.T) {
 		{"its own acknowledged write", path, write(1, 100, 120, stepWrite), false},
 		{"its own write in doubt since it learned it", path, write(1, 100, never, stepMaybe), false},
 		{"its own write in doubt before it learned it again", path, write(1, 10, never, stepMaybe), true},
+		{"its own write acknowledged before it learned it again", path, write(1, 10, 20, stepWrite), false},
 	} {
 		g := &generation{n: 0, dwCalls: []span{{100, 120}, {10, 20}}}
 		h := newHistory()

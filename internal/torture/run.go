@@ -114,6 +114,12 @@ const (
 	// context ends when the reread that would settle it reaches the server
 	// (its request dropped): the call stops with a copy in doubt.
 	FaultDeadlineInDoubt = "deadline-in-doubt"
+	// FaultReloadInDoubt: a delta's reply is lost and its call stops in
+	// doubt, as with FaultDeadlineInDoubt; the controller then reloads
+	// its State from /migration instead of retrying, finds the delta
+	// landed, and goes on with a delta of the same partitions, which its
+	// Client must plan without what the doubtful transaction touched.
+	FaultReloadInDoubt = "reload-in-doubt"
 	// FaultLoser: a controller whose claim must lose arrives: the holder's
 	// controller id or another, with a lower KRaft epoch, or another id
 	// with an equal one; before a call, while a batch is in doubt, while a
@@ -292,6 +298,9 @@ type driver struct {
 	fenced     int
 	syncs      syncTally
 
+	// reloadInDoubt makes the driver reload its State after the call in
+	// flight ends in doubt, rather than retry it (FaultReloadInDoubt).
+	reloadInDoubt bool
 	// tenureEnded is set when a fault ended the caller's tenure before
 	// the acknowledgement of the call in flight came back.
 	tenureEnded atomic.Bool

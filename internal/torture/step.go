@@ -3,6 +3,7 @@ package torture
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
@@ -14,16 +15,19 @@ import (
 func (d *driver) step() bool {
 	g := d.cur
 	clear(d.basis)
+	revisit := d.revisit != nil
 	wk := d.choose(g.epoch)
 	s := d.nextCheckpoint(g)
 	d.tenureEnded.Store(false)
+	d.reloadInDoubt = false
 
 	var armed []*zktest.Armed
 	deadline := time.Duration(0)
-	if !d.quiet && d.rng.Float64() < d.cfg.FaultRate {
+	// A delta after a reload shows what the Client remembers: no fault.
+	if !d.quiet && !revisit && d.rng.Float64() < d.cfg.FaultRate {
 		armed = d.inject(g, &wk, s)
 	}
-	if !d.quiet && d.rng.Float64() < 0.04 {
+	if !d.quiet && !revisit && d.rng.Float64() < 0.04 {
 		deadline = time.Duration(1+d.rng.Intn(20)) * time.Millisecond
 	}
 	ok := d.callUntilSettled(g, s, wk, deadline)
@@ -92,6 +96,12 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		switch {
 		case res.retry:
 			doubted = doubted || errors.Is(res.err, migrationzk.ErrOutcomeUnknown)
+			if doubted && d.reloadInDoubt && wk.delta != nil {
+				d.reloadInDoubt = false
+				if landed, ok := d.reloadAfterDoubt(g, s, wk); !ok || landed {
+					return ok
+				}
+			}
 			s, wk, first = d.again(g, s, wk, doubted, first)
 			if attempt >= maxAttempts {
 				st := g.w.Stats()
@@ -113,6 +123,41 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		}
 		return true
 	}
+}
+
+// reloadAfterDoubt is what a controller may do once a delta's outcome is
+// unknown, instead of retrying it: reload its State from /migration
+// (GetOrCreate, on its own session, so that no copy of the delta is
+// still in flight). It reports whether /migration holds the delta's
+// checkpoint s, the delta landed: the run then goes on with a delta of
+// the partitions the doubtful transaction wrote, with no fault, which the
+// Client must plan without what it remembered of them (checkStaleMemory).
+// ok is false when the run cannot go on.
+func (d *driver) reloadAfterDoubt(g *generation, s migrationzk.State, wk work) (landed, ok bool) {
+	if !d.getOrCreate(g) {
+		return false, false
+	}
+	if g.s.KRaftMetadataOffset != s.KRaftMetadataOffset || g.s.MigrationZkVersion <= s.MigrationZkVersion {
+		return false, true
+	}
+	for _, p := range wk.paths() {
+		d.relearn(p)
+	}
+	// The partitions the doubtful transaction wrote: the Client must have
+	// forgotten them.
+	g.mu.Lock()
+	var touched []deltaChange
+	for _, ch := range wk.delta {
+		if slices.Contains(g.lastOps, ch.path) {
+			touched = append(touched, ch)
+		}
+	}
+	g.mu.Unlock()
+	if len(touched) > 0 {
+		d.count(FaultReloadInDoubt)
+		d.revisit = touched
+	}
+	return true, true
 }
 
 // callOnce makes the call of wk once, as if called at first.

@@ -38,6 +38,9 @@ type workload struct {
 	basis     map[string]int64
 	states    []string // partition state paths that exist
 	nextTopic int
+	// revisit, when set, makes the next call a delta of these partitions
+	// (reloadAfterDoubt).
+	revisit []deltaChange
 	// asked holds every znode the workload asked to be written.
 	asked map[string]bool
 }
@@ -58,6 +61,9 @@ type payload struct {
 // checkpoint alone, or a batch that creates a topic, updates partition
 // states, or both, or deletes a topic.
 func (wl *workload) choose(epoch int32) work {
+	if wl.revisit != nil {
+		return work{delta: wl.revisitDelta()}
+	}
 	if wl.rng.Float64() < 0.25 {
 		return work{}
 	}
