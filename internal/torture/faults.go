@@ -259,7 +259,9 @@ func (d *driver) injectDeadlineInDoubt(g *generation) []*zktest.Armed {
 
 // injectReloadInDoubt puts a delta in doubt, its copy landed, as
 // injectDeadlineInDoubt does, and makes the driver reload its State
-// rather than retry the call (reloadAfterDoubt).
+// rather than retry the call (reloadAfterDoubt). The fault on the reread
+// is armed once the reply is dropped, so that the sync of a delta that
+// reads before it writes passes.
 func (d *driver) injectReloadInDoubt(g *generation, wk work) []*zktest.Armed {
 	if wk.delta == nil {
 		return nil
@@ -267,8 +269,13 @@ func (d *driver) injectReloadInDoubt(g *generation, wk work) []*zktest.Armed {
 	d.reloadInDoubt = true
 	f := d.callWrite()
 	f.Action = zktest.DropReply
-	reread := zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSync, Path: d.p("/migration"), Then: d.cancelCall}
-	return []*zktest.Armed{d.arm(g, f), d.arm(g, reread)}
+	f.Then = func() {
+		reread := d.arm(g, zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSync, Path: d.p("/migration"), Then: d.cancelCall})
+		d.mu.Lock()
+		d.lateArmed = append(d.lateArmed, reread)
+		d.mu.Unlock()
+	}
+	return []*zktest.Armed{d.arm(g, f)}
 }
 
 // injectKillMember kills a random member, unless one is down already, at

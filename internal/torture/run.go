@@ -314,9 +314,12 @@ type driver struct {
 	// refusals are the transactions planned from what a dual-write
 	// Client remembered that ZooKeeper refused (checkStaleMemory).
 	refusals []refusal
-	down     *zktest.Member // the member down, if any
-	lastUp   time.Time      // when the last restart finished
-	restarts sync.WaitGroup
+	// lateArmed are faults a fault armed as it acted, during the call in
+	// flight.
+	lateArmed []*zktest.Armed
+	down      *zktest.Member // the member down, if any
+	lastUp    time.Time      // when the last restart finished
+	restarts  sync.WaitGroup
 }
 
 // Run starts an ensemble, runs the workload with faults and returns the

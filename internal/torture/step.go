@@ -32,6 +32,12 @@ func (d *driver) step() bool {
 	}
 	ok := d.callUntilSettled(g, s, wk, deadline)
 	waitArmed(armed)
+	// Those the faults armed as they acted, which waitArmed settled.
+	d.mu.Lock()
+	late := d.lateArmed
+	d.lateArmed = nil
+	d.mu.Unlock()
+	waitArmed(late)
 	for _, f := range d.afterCall {
 		f()
 	}
