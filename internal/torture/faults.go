@@ -244,33 +244,38 @@ func (d *driver) injectNetFault(g *generation, wk work, action zktest.Action) []
 	return armed
 }
 
-// injectDeadlineInDoubt drops the reply of the call's transaction, and
-// ends the call's context when the sync of the reread that would settle
-// the resend's refusal reaches the server (its request dropped).
+// injectDeadlineInDoubt leaves the call's transaction in doubt
+// (armInDoubt).
 func (d *driver) injectDeadlineInDoubt(g *generation) []*zktest.Armed {
-	f := d.callWrite()
-	f.Action = zktest.DropReply
-	reread := zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSync, Path: d.p("/migration"), Then: func() {
-		d.count(FaultDeadlineInDoubt)
-		d.cancelCall()
-	}}
-	return []*zktest.Armed{d.arm(g, f), d.arm(g, reread)}
+	return d.armInDoubt(g, func() { d.count(FaultDeadlineInDoubt) })
 }
 
-// injectReloadInDoubt puts a delta in doubt, its copy landed, as
-// injectDeadlineInDoubt does, and makes the driver reload its State
-// rather than retry the call (reloadAfterDoubt). The fault on the reread
-// is armed once the reply is dropped, so that the sync of a delta that
-// reads before it writes passes.
+// injectReloadInDoubt leaves a delta in doubt (armInDoubt), and makes the
+// driver reload its State rather than retry the call (reloadAfterDoubt).
 func (d *driver) injectReloadInDoubt(g *generation, wk work) []*zktest.Armed {
 	if wk.delta == nil {
 		return nil
 	}
 	d.reloadInDoubt = true
+	return d.armInDoubt(g, nil)
+}
+
+// armInDoubt drops the reply of the call's transaction, its copy landed,
+// and ends the call's context when the sync of the reread that would
+// settle the resend's refusal reaches the server (its request dropped),
+// running then first if set. The fault on the reread is armed once the
+// reply is dropped, so that the sync of a call that reads before it
+// writes passes.
+func (d *driver) armInDoubt(g *generation, then func()) []*zktest.Armed {
 	f := d.callWrite()
 	f.Action = zktest.DropReply
 	f.Then = func() {
-		reread := d.arm(g, zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSync, Path: d.p("/migration"), Then: d.cancelCall})
+		reread := d.arm(g, zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSync, Path: d.p("/migration"), Then: func() {
+			if then != nil {
+				then()
+			}
+			d.cancelCall()
+		}})
 		d.mu.Lock()
 		d.lateArmed = append(d.lateArmed, reread)
 		d.mu.Unlock()
