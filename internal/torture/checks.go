@@ -70,6 +70,10 @@ const (
 	// none by another party, nor by a call of its own in doubt, since the
 	// Client last learned it (checkStaleMemory).
 	CheckStaleMemory = "stale-memory"
+	// CheckUnknownOutcome: a call whose copy landed, its reply lost,
+	// ended without ErrOutcomeUnknown although its context ended before
+	// the reread could settle it (deadline-in-doubt, reload-in-doubt).
+	CheckUnknownOutcome = "unknown-outcome"
 	// CheckHarness: the suite itself failed (a read, a kill, a restart).
 	CheckHarness = "harness"
 )

@@ -23,21 +23,41 @@ type claimFault struct {
 	refused bool
 }
 
-// pickClaimFault draws the disturbance of kind for rival's claim.
-func (d *driver) pickClaimFault(kind string, rival *generation) claimFault {
+// claimRaces is the number of claim races (FaultClaimRace), one of each
+// in every run that covers the kind (claimRace).
+const claimRaces = 4
+
+// claimRace says who claims first in claim race v: another controller
+// with the rival's KRaft epoch, or, with sameID, the rival's own
+// controller id with a lower KRaft epoch (the rival claims over it); and
+// whether the rival claims with rollback-safe epochs. Without them, both
+// claims write the same /controller_epoch at the same version: only
+// /controller tells them apart.
+func claimRace(v int) (sameID, rollbackSafe bool) {
+	return v/2 == 1, v%2 == 1
+}
+
+// pickClaimFault draws the disturbance of kind for rival's claim; race
+// is the claim race when kind is FaultClaimRace.
+func (d *driver) pickClaimFault(kind string, rival *generation, race int) claimFault {
 	switch kind {
 	case FaultClaimRace:
-		if d.rng.Float64() < 0.5 {
-			// Another controller with the same KRaft epoch claims first.
-			ctl := znode.Controller{Version: 2, BrokerID: foreignController, Timestamp: 1, KRaftControllerEpoch: rival.epoch}
-			return claimFault{kind: kind, action: zktest.DropRequest, refused: true,
-				interfere: func() bool { return d.foreignEpoch(kind, &ctl, false) }}
+		interfere := func(ctl *znode.Controller) func() bool {
+			return func() bool {
+				landed := d.foreignEpoch(kind, ctl, false)
+				if landed {
+					d.heldVariant(kind, race)
+				}
+				return landed
+			}
 		}
-		// The same controller id with a lower KRaft epoch claims first:
-		// the rival claims over it.
+		if sameID, _ := claimRace(race); !sameID {
+			ctl := znode.Controller{Version: 2, BrokerID: foreignController, Timestamp: 1, KRaftControllerEpoch: rival.epoch}
+			return claimFault{kind: kind, action: zktest.DropRequest, refused: true, interfere: interfere(&ctl)}
+		}
+		// The rival claims over its own controller's earlier claim.
 		ctl := znode.Controller{Version: 2, BrokerID: rival.id, Timestamp: 1, KRaftControllerEpoch: rival.epoch - 1}
-		return claimFault{kind: kind, action: zktest.DropRequest,
-			interfere: func() bool { return d.foreignEpoch(kind, &ctl, false) }}
+		return claimFault{kind: kind, action: zktest.DropRequest, interfere: interfere(&ctl)}
 	case FaultClaimTwin:
 		twin := znode.Controller{Version: 2, BrokerID: rival.id, Timestamp: 1, KRaftControllerEpoch: rival.epoch}
 		return claimFault{kind: kind, action: zktest.DropRequest,

@@ -15,9 +15,10 @@ import (
 type fault interface {
 	// name is the kind, as counted in Report.Faults.
 	name() string
-	// available reports whether the fault can be injected now (a member
-	// can be killed, no rival is waiting to take over).
-	available(d *driver) bool
+	// available reports whether the fault can be injected now, around
+	// the coming call c (a member can be killed, no rival is waiting to
+	// take over, the call is of the kind the fault disturbs).
+	available(d *driver, c coming) bool
 	// inject sets the fault up around the coming call c, at once, at a
 	// random moment during the call, or at the exact moment a request of
 	// the call reaches the server or its reply comes back, and returns
@@ -42,7 +43,17 @@ type faultKind struct {
 
 func (f faultKind) name() string { return f.kind }
 
-func (f faultKind) available(d *driver) bool { return f.canNow == nil || f.canNow(d) }
+func (f faultKind) available(d *driver, _ coming) bool { return f.canNow == nil || f.canNow(d) }
+
+// callFault is a fault that disturbs only the calls fits accepts.
+type callFault struct {
+	faultKind
+	fits func(wk work) bool
+}
+
+func (f callFault) available(d *driver, c coming) bool {
+	return f.fits(*c.wk) && f.faultKind.available(d, c)
+}
 
 func (f faultKind) inject(d *driver, c coming) []*zktest.Armed { return f.arrange(d, c) }
 
@@ -90,16 +101,17 @@ func faultTable() []weightedFault {
 		{faultKind{FaultResume, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectResume(c.g) }}, 1},
 		{faultKind{FaultDeadlineInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectDeadlineInDoubt(c.g) }}, 2},
 		{faultKind{FaultReloadInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectReloadInDoubt(c.g, *c.wk) }}, 4},
+		{callFault{faultKind{FaultNotificationInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectNotificationInDoubt(c.g) }}, notifies}, 6},
 	}
 }
 
 // pickFault draws, by weight, one of the faults available now: while
 // the run is covering (see Config.Cover), one of the kinds it still
 // lacks, if one is available.
-func (d *driver) pickFault() fault {
-	open, total := d.openFaults(d.covering())
+func (d *driver) pickFault(c coming) fault {
+	open, total := d.openFaults(c, d.covering())
 	if total == 0 {
-		open, total = d.openFaults(false)
+		open, total = d.openFaults(c, false)
 	}
 	n := d.rng.Intn(total)
 	for _, f := range open {
@@ -113,7 +125,7 @@ func (d *driver) pickFault() fault {
 
 // openFaults returns the faults available now, with their total weight;
 // only the kinds of Config.Cover not injected yet when lacking is set.
-func (d *driver) openFaults(lacking bool) ([]weightedFault, int) {
+func (d *driver) openFaults(c coming, lacking bool) ([]weightedFault, int) {
 	missing := d.uncovered()
 	var open []weightedFault
 	total := 0
@@ -121,7 +133,7 @@ func (d *driver) openFaults(lacking bool) ([]weightedFault, int) {
 		if lacking && !slices.Contains(missing, f.name()) {
 			continue
 		}
-		if f.available(d) {
+		if f.available(d, c) {
 			open = append(open, f)
 			total += f.weight
 		}
@@ -136,17 +148,49 @@ func (d *driver) covering() bool {
 	return calls >= d.cfg.Ops && calls < 2*d.cfg.Ops && len(d.uncovered()) > 0
 }
 
-// uncovered returns the kinds of Config.Cover not injected yet.
+// uncovered returns the kinds of Config.Cover not injected yet, or not
+// in each of their variants.
 func (d *driver) uncovered() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var missing []string
 	for _, kind := range d.cfg.Cover {
-		if d.faults[kind] == 0 {
+		if d.faults[kind] == 0 || slices.Contains(d.variants[kind], false) {
 			missing = append(missing, kind)
 		}
 	}
 	return missing
+}
+
+// variant draws which of n variants of a fault of kind to inject: one the
+// run has not held yet while there is one, so that a run covering kind
+// holds each (uncovered), else any. The fault reports the variant held
+// once it acted (heldVariant).
+func (d *driver) variant(kind string, n int) int {
+	d.mu.Lock()
+	held := d.variants[kind]
+	if held == nil {
+		held = make([]bool, n)
+		d.variants[kind] = held
+	}
+	var open []int
+	for v, ok := range held {
+		if !ok {
+			open = append(open, v)
+		}
+	}
+	d.mu.Unlock()
+	if len(open) == 0 {
+		return d.rng.Intn(n)
+	}
+	return open[d.rng.Intn(len(open))]
+}
+
+// heldVariant records that variant v of a fault of kind acted.
+func (d *driver) heldVariant(kind string, v int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.variants[kind][v] = true
 }
 
 // disruptions are the faults that take a member away (killed, or cut
@@ -191,7 +235,8 @@ var (
 // coming call of g, which makes wk (adding ops the fault needs) and writes
 // s. It returns the faults armed on g's dialer.
 func (d *driver) inject(g *generation, wk *work, s migrationzk.State) []*zktest.Armed {
-	return d.pickFault().inject(d, coming{g: g, wk: wk, s: s})
+	c := coming{g: g, wk: wk, s: s}
+	return d.pickFault(c).inject(d, c)
 }
 
 // callWrite matches the coming call's write: every transaction holds
@@ -270,10 +315,13 @@ func (d *driver) armInDoubt(g *generation, then func()) []*zktest.Armed {
 	f := d.callWrite()
 	f.Action = zktest.DropReply
 	f.Then = func() {
+		call := d.calls.Load()
 		reread := d.arm(g, zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpSync, Path: d.p("/migration"), Then: func() {
 			if then != nil {
 				then()
 			}
+			// The reread of the very call whose reply was dropped.
+			d.rereadCut.Store(d.calls.Load() == call)
 			d.cancelCall()
 		}})
 		d.mu.Lock()
@@ -281,6 +329,31 @@ func (d *driver) armInDoubt(g *generation, then func()) []*zktest.Armed {
 		d.mu.Unlock()
 	}
 	return []*zktest.Armed{d.arm(g, f)}
+}
+
+// notifies reports whether wk is a batch of changes with notifications.
+func notifies(wk work) bool {
+	return slices.ContainsFunc(wk.vocab, func(ch vocabChange) bool { return ch.notification != "" })
+}
+
+// injectNotificationInDoubt drops the reply of the call's transaction (a
+// batch of changes with notifications), its copy landed; it is counted if
+// the batch wrote one (countNotificationInDoubt).
+func (d *driver) injectNotificationInDoubt(g *generation) []*zktest.Armed {
+	f := d.callWrite()
+	f.Action = zktest.DropReply
+	f.Then = func() { d.notificationDropped.Store(true) }
+	return []*zktest.Armed{d.arm(g, f)}
+}
+
+// countNotificationInDoubt counts a FaultNotificationInDoubt once the
+// batch whose reply it dropped reports a notification written: a batch
+// whose changes ZooKeeper held already writes none.
+func (d *driver) countNotificationInDoubt(res []migrationzk.OpResult) {
+	wrote := slices.ContainsFunc(res, func(r migrationzk.OpResult) bool { return r.Op.Sequential() && r.Err == nil })
+	if wrote && d.notificationDropped.CompareAndSwap(true, false) {
+		d.count(FaultNotificationInDoubt)
+	}
 }
 
 // injectKillMember kills a random member, unless one is down already, at
@@ -361,7 +434,13 @@ func (d *driver) injectRival(g *generation, claimKind string) []*zktest.Armed {
 	if d.rival != nil {
 		return nil
 	}
-	rival := d.spawn(claimKind == FaultClaimTwin || d.rng.Float64() < rollbackSafeShare)
+	rollbackSafe := claimKind == FaultClaimTwin || d.rng.Float64() < rollbackSafeShare
+	race := 0
+	if claimKind == FaultClaimRace {
+		race = d.variant(FaultClaimRace, claimRaces)
+		_, rollbackSafe = claimRace(race)
+	}
+	rival := d.spawn(rollbackSafe)
 	d.rival = rival
 	if d.rng.Float64() < sameIDShare {
 		// The same controller, restarted with a higher KRaft epoch.
@@ -369,7 +448,7 @@ func (d *driver) injectRival(g *generation, claimKind string) []*zktest.Armed {
 	}
 	switch {
 	case claimKind != "":
-		d.armClaimFault(rival, d.pickClaimFault(claimKind, rival))
+		d.armClaimFault(rival, d.pickClaimFault(claimKind, rival, race))
 	case d.rng.Float64() < 0.3:
 		d.armLoserInDoubt(rival, g)
 	}

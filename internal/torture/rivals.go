@@ -143,11 +143,16 @@ func (d *driver) injectEpochBoundary() []*zktest.Armed {
 		return nil
 	}
 	rival := d.spawn(true)
-	offset := int32(d.rng.Intn(3)) - 1 // /controller_epoch minus the KRaft epoch
+	// /controller_epoch minus the KRaft epoch: -1, 0 or 1, each in every
+	// run that covers the kind.
+	v := d.variant(FaultEpochBoundary, 3)
+	offset := int32(v) - 1
 	rival.epoch = max(rival.epoch, value+1-offset)
 	d.rival = rival
 	ctl := znode.Controller{Version: 2, BrokerID: foreignController + 1, Timestamp: 1, KRaftControllerEpoch: rival.epoch - 1}
-	d.foreignEpochTo(FaultEpochBoundary, &ctl, func(int32) int32 { return rival.epoch + offset })
+	if d.foreignEpochTo(FaultEpochBoundary, &ctl, func(int32) int32 { return rival.epoch + offset }) {
+		d.heldVariant(FaultEpochBoundary, v)
+	}
 	d.calls.Add(1)
 	d.claim(rival)
 	return nil

@@ -120,6 +120,12 @@ const (
 	// landed, and goes on with a delta of the same partitions, which its
 	// Client must plan without what the doubtful transaction touched.
 	FaultReloadInDoubt = "reload-in-doubt"
+	// FaultNotificationInDoubt: the reply of a batch that writes change
+	// notifications is lost, its copy landed: the resend is refused, and
+	// the writer must find the notifications its copy created instead of
+	// writing them again. Counted once the batch reports a notification
+	// written.
+	FaultNotificationInDoubt = "notification-in-doubt"
 	// FaultLoser: a controller whose claim must lose arrives: the holder's
 	// controller id or another, with a lower KRaft epoch, or another id
 	// with an equal one; before a call, while a batch is in doubt, while a
@@ -304,12 +310,22 @@ type driver struct {
 	// tenureEnded is set when a fault ended the caller's tenure before
 	// the acknowledgement of the call in flight came back.
 	tenureEnded atomic.Bool
+	// notificationDropped is set when the reply of the call in flight, a
+	// batch of changes with notifications, was dropped
+	// (FaultNotificationInDoubt).
+	notificationDropped atomic.Bool
+	// rereadCut is set when the context of the call in flight ended as
+	// the reread of its own copy in doubt was sent (armInDoubt).
+	rereadCut atomic.Bool
 	// callCancel ends the call in flight.
 	callMu     sync.Mutex
 	callCancel context.CancelFunc
 
-	mu        sync.Mutex
-	faults    map[string]int
+	mu     sync.Mutex
+	faults map[string]int
+	// variants says, for a fault kind with variants, which of them the run
+	// held (variant).
+	variants  map[string][]bool
 	anomalies []Anomaly
 	// refusals are the transactions planned from what a dual-write
 	// Client remembered that ZooKeeper refused (checkStaleMemory).
@@ -341,8 +357,8 @@ func Run(t testing.TB, cfg Config) *Report {
 	defer cancel()
 	d := &driver{
 		t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), e: e, h: newHistory(), ctx: ctx,
-		faults: map[string]int{},
-		notes:  notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
+		faults: map[string]int{}, variants: map[string][]bool{},
+		notes: notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
 	}
 	d.rec, d.faultKinds, d.workload = recorder{h: d.h, panicked: d.panicked}, faultTable(), newWorkload(d.rng)
 	d.admin = e.Connect(t)

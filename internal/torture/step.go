@@ -16,9 +16,11 @@ func (d *driver) step() bool {
 	g := d.cur
 	clear(d.basis)
 	revisit := d.revisit != nil
-	wk := d.choose(g.epoch)
 	s := d.nextCheckpoint(g)
+	wk := d.choose(g.epoch, s.KRaftMetadataOffset)
 	d.tenureEnded.Store(false)
+	d.notificationDropped.Store(false)
+	d.rereadCut.Store(false)
 	d.reloadInDoubt = false
 
 	var armed []*zktest.Armed
@@ -92,6 +94,9 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 		ctx, cancel := d.callContext(timeout)
 		res := d.callOnce(ctx, g, s, wk, first)
 		cancel()
+		if d.rereadCut.Swap(false) {
+			d.checkUnknownOutcome(g, s, res.err)
+		}
 		if d.tenureEnded.Load() && res.err == nil {
 			d.anomaly(CheckFenceAdopted, "controller %d: call at offset %d succeeded although its tenure ended before its acknowledgement came back",
 				g.id, s.KRaftMetadataOffset)
@@ -128,6 +133,23 @@ func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, d
 			return d.resync(g, wk)
 		}
 		return true
+	}
+}
+
+// checkUnknownOutcome checks a call with checkpoint s that ended with err
+// once its context ended as the reread of its copy in doubt was sent: if
+// /migration holds s, the copy landed, and the call, which could not
+// learn it, must say ErrOutcomeUnknown (success is judged by the other
+// checks). A copy ZooKeeper refused may have told the call so on its
+// resend.
+func (d *driver) checkUnknownOutcome(g *generation, s migrationzk.State, err error) {
+	if err == nil || errors.Is(err, migrationzk.ErrOutcomeUnknown) {
+		return
+	}
+	cur, ok := d.adminRead(d.p("/migration"), slotMigration, migrationGroup)
+	if ok && cur.Exists && cur.Data == string(stateData(s)) {
+		d.anomaly(CheckUnknownOutcome, "controller %d: a call at offset %d whose copy landed, its reply lost and its reread cut short, ended with %v",
+			g.id, s.KRaftMetadataOffset, err)
 	}
 }
 

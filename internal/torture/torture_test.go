@@ -125,7 +125,8 @@ var everyRun = []string{torture.FaultDropReply, torture.FaultDropRequest, tortur
 	torture.FaultForeignWrite, torture.FaultABAWrite, torture.FaultTenureEnds, torture.FaultRecreate,
 	torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
 	torture.FaultDeadlineInDoubt, torture.FaultLoser, torture.FaultResume, torture.FaultImitate,
-	torture.FaultEpochBoundary, torture.FaultForeignDelta, torture.FaultReloadInDoubt}
+	torture.FaultEpochBoundary, torture.FaultForeignDelta, torture.FaultReloadInDoubt,
+	torture.FaultNotificationInDoubt}
 
 // writeReport writes r as JSON to the file $TORTURE_REPORT names, if any.
 func writeReport(t *testing.T, r *torture.Report) {

@@ -111,6 +111,7 @@ func (d *driver) vocabulary(ctx context.Context, g *generation, s migrationzk.St
 	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), rc)
 	d.recordResults(g, res, err, o, out, rc)
 	d.tallyNotifications(notificationsOf(changes), res, err)
+	d.countNotificationInDoubt(res)
 	return o
 }
 

@@ -29,9 +29,7 @@ type work struct {
 // deltas would make them, and keeps what it knows of the payload znodes.
 // Only the driver's goroutine uses it.
 type workload struct {
-	rng *rand.Rand
-	// offset is the metadata offset of the last checkpoint chosen.
-	offset   int64
+	rng      *rand.Rand
 	payloads map[string]*payload
 	// basis holds, for each op of the call in flight, when the workload
 	// learned the version the op is conditioned on (0 for a create).
@@ -57,10 +55,11 @@ type payload struct {
 	learned int64
 }
 
-// choose picks the next call of a controller with KRaft epoch epoch: a
-// checkpoint alone, or a batch that creates a topic, updates partition
-// states, or both, or deletes a topic.
-func (wl *workload) choose(epoch int32) work {
+// choose picks the next call of a controller with KRaft epoch epoch,
+// whose checkpoint is at metadata offset offset: a checkpoint alone, or a
+// batch that creates a topic, updates partition states, or both, or
+// deletes a topic, or changes vocabulary entities (stamped with offset).
+func (wl *workload) choose(epoch int32, offset int64) work {
 	if wl.revisit != nil {
 		return work{delta: wl.revisitDelta()}
 	}
@@ -71,13 +70,13 @@ func (wl *workload) choose(epoch int32) work {
 		return work{ops: deleteTopicOps(wl.states[wl.rng.Intn(len(wl.states))])}
 	}
 	if wl.rng.Float64() < 0.15 {
-		return work{vocab: wl.chooseVocabulary(wl.offset + 1)}
+		return work{vocab: wl.chooseVocabulary(offset)}
 	}
 	if len(wl.states) > 0 && wl.rng.Float64() < 0.3 {
 		return work{delta: wl.chooseDelta()}
 	}
 	if wl.rng.Float64() < syncChance(len(wl.states)) {
-		return work{sync: wl.chooseSync(wl.offset + 1)}
+		return work{sync: wl.chooseSync(offset)}
 	}
 	var ops []migrationzk.Op
 	if len(wl.states) == 0 || wl.rng.Float64() < 0.3 {
