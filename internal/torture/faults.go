@@ -37,23 +37,13 @@ type coming struct {
 // faultKind is a fault made of its name and two functions.
 type faultKind struct {
 	kind    string
-	canNow  func(d *driver) bool // nil: always available
+	canNow  func(d *driver, c coming) bool // nil: always available
 	arrange func(d *driver, c coming) []*zktest.Armed
 }
 
 func (f faultKind) name() string { return f.kind }
 
-func (f faultKind) available(d *driver, _ coming) bool { return f.canNow == nil || f.canNow(d) }
-
-// callFault is a fault that disturbs only the calls fits accepts.
-type callFault struct {
-	faultKind
-	fits func(wk work) bool
-}
-
-func (f callFault) available(d *driver, c coming) bool {
-	return f.fits(*c.wk) && f.faultKind.available(d, c)
-}
+func (f faultKind) available(d *driver, c coming) bool { return f.canNow == nil || f.canNow(d, c) }
 
 func (f faultKind) inject(d *driver, c coming) []*zktest.Armed { return f.arrange(d, c) }
 
@@ -71,14 +61,14 @@ func faultTable() []weightedFault {
 	rival := func(kind string) func(*driver, coming) []*zktest.Armed {
 		return func(d *driver, c coming) []*zktest.Armed { return d.injectRival(c.g, kind) }
 	}
-	noRival := func(d *driver) bool { return d.rival == nil }
+	noRival := func(d *driver, _ coming) bool { return d.rival == nil }
 	return []weightedFault{
 		{faultKind{FaultDropReply, nil, net(zktest.DropReply)}, 6},
 		{faultKind{FaultDropRequest, nil, net(zktest.DropRequest)}, 4},
 		{faultKind{FaultCutRequest, nil, net(zktest.CutRequest)}, 4},
-		{faultKind{FaultKillMember, func(d *driver) bool { return d.canDisrupt(FaultKillMember) },
+		{faultKind{FaultKillMember, func(d *driver, _ coming) bool { return d.canDisrupt(FaultKillMember) },
 			func(d *driver, _ coming) []*zktest.Armed { return d.injectKillMember() }}, 2},
-		{faultKind{FaultKillClientMember, func(d *driver) bool { return d.canDisrupt(FaultKillClientMember) },
+		{faultKind{FaultKillClientMember, func(d *driver, _ coming) bool { return d.canDisrupt(FaultKillClientMember) },
 			func(d *driver, c coming) []*zktest.Armed { return d.injectKillClientMember(c.g) }}, 2},
 		{faultKind{FaultExpireSession, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectExpireSession(c.g) }}, 3},
 		{faultKind{FaultRival, noRival, rival("")}, 2},
@@ -92,16 +82,17 @@ func faultTable() []weightedFault {
 		{faultKind{FaultClaimTenureEnds, noRival, rival(FaultClaimTenureEnds)}, 1},
 		{faultKind{FaultClaimTwin, noRival, rival(FaultClaimTwin)}, 1},
 		{faultKind{FaultImitate, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectImitate(c.g, c.wk, c.s) }}, 3},
-		{faultKind{FaultIsolateLeader, func(d *driver) bool { return d.canDisrupt(FaultIsolateLeader) },
+		{faultKind{FaultIsolateLeader, func(d *driver, _ coming) bool { return d.canDisrupt(FaultIsolateLeader) },
 			func(d *driver, _ coming) []*zktest.Armed { return d.injectIsolateLeader() }}, 2},
-		{faultKind{FaultClientMinority, func(d *driver) bool { return d.rival == nil && d.canDisrupt(FaultClientMinority) },
+		{faultKind{FaultClientMinority, func(d *driver, _ coming) bool { return d.rival == nil && d.canDisrupt(FaultClientMinority) },
 			func(d *driver, c coming) []*zktest.Armed { return d.injectClientMinority(c.g) }}, 2},
 		{faultKind{FaultEpochBoundary, noRival, func(d *driver, _ coming) []*zktest.Armed { return d.injectEpochBoundary() }}, 1},
 		{faultKind{FaultLoser, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectLoser(c.g) }}, 2},
 		{faultKind{FaultResume, noRival, func(d *driver, c coming) []*zktest.Armed { return d.injectResume(c.g) }}, 1},
 		{faultKind{FaultDeadlineInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectDeadlineInDoubt(c.g) }}, 2},
 		{faultKind{FaultReloadInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectReloadInDoubt(c.g, *c.wk) }}, 4},
-		{callFault{faultKind{FaultNotificationInDoubt, nil, func(d *driver, c coming) []*zktest.Armed { return d.injectNotificationInDoubt(c.g) }}, notifies}, 6},
+		{faultKind{FaultNotificationInDoubt, func(_ *driver, c coming) bool { return notifies(*c.wk) },
+			func(d *driver, c coming) []*zktest.Armed { return d.injectNotificationInDoubt(c.g) }}, 6},
 	}
 }
 
