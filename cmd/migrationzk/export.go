@@ -52,7 +52,7 @@ func (a *app) export(ctx context.Context, file string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	img = redactImage(img)
+	img = img.Redacted()
 	if file == "" {
 		if err := img.WriteJSON(a.stdout); err != nil {
 			return a.fail(fmt.Errorf("write the image: %w", err))

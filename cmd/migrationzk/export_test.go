@@ -292,7 +292,7 @@ func writeFile(t *testing.T, dir, name, data string) string {
 
 // TestDiffErrors checks that diff exits 2, with one JSON object under
 // --output json, when a side cannot be read: an export of schema version
-// 2, a file that is not an export, a missing file, an unreachable
+// 4, a file that is not an export, a missing file, an unreachable
 // cluster; and that its arguments are checked.
 // Fault: ZooKeeper unreachable (nothing listens on the port); files of
 // another schema version, without one, truncated, missing.
@@ -300,13 +300,13 @@ func TestDiffErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	v1 := write("v1.json", "{\"schema_version\": 1}\n")
-	v3 := write("v3.json", "{\"schema_version\": 3, \"topics\": []}\n")
+	v4 := write("v4.json", "{\"schema_version\": 4, \"topics\": []}\n")
 	for _, tc := range []struct {
 		name   string
 		args   []string
 		stderr string
 	}{
-		{"schema-version-3", []string{"diff", v1, v3}, v3 + ": dualwrite: image JSON: schema_version 3, this reads versions 1 to 2"},
+		{"schema-version-4", []string{"diff", v1, v4}, v4 + ": dualwrite: image JSON: schema_version 4, this reads versions 1 to 3"},
 		{"no-version", []string{"diff", write("none.json", `{"topics":[]}`), v1}, `no "schema_version" as the first key`},
 		{"truncated", []string{"diff", v1, write("cut.json", `{"schema_version":1,"topics":[{"name"`)}, "not an image export: dualwrite: image JSON at byte 30 topics[0]: unexpected EOF"},
 		{"missing-file", []string{"diff", v1, filepath.Join(dir, "absent.json")}, "no such file or directory"},
@@ -324,14 +324,14 @@ func TestDiffErrors(t *testing.T) {
 			}
 		})
 	}
-	r := runBinary(t, nil, "diff", "--output", "json", v1, v3)
+	r := runBinary(t, nil, "diff", "--output", "json", v1, v4)
 	wantCode(t, r, exitError)
 	var out struct {
 		header
 		Error string `json:"error"`
 	}
 	oneJSONObject(t, r.stdout, &out)
-	if out.Command != "diff" || !strings.Contains(out.Error, "schema_version 3") {
+	if out.Command != "diff" || !strings.Contains(out.Error, "schema_version 4") {
 		t.Fatalf("json error: %+v", out)
 	}
 	r = runBinary(t, nil, "diff", v1, "--", v1)
