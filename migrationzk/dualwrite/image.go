@@ -29,7 +29,8 @@ type Image struct {
 	// Secrets is the form of the password configs' values and SCRAM
 	// credentials: SecretsPlain or SecretsEncoded as Read found them,
 	// with or without a password encoder; SecretsRedacted once Redacted;
-	// SecretsUnrecorded for an Image built by hand.
+	// SecretsUnrecorded for an Image built by hand. Sync refuses a form
+	// its Client would store wrongly.
 	Secrets SecretForm
 }
 

@@ -28,7 +28,8 @@ import (
 // not recorded. These are a new version rather than added fields so that
 // a reader of version 2, which would skip them, refuses a redacted image
 // instead of taking it for a backup. Versions 1 and 2 read as
-// SecretsUnrecorded.
+// SecretsUnrecorded; what was redacted in them is still never written
+// (see SecretError).
 const ImageSchemaVersion = 3
 
 // oldestImageSchemaVersion is the oldest schema_version ReadImageJSON
@@ -153,7 +154,7 @@ const (
 // returned, w holding a prefix of the object; a Secrets that is none of
 // the SecretForms is refused before anything is written. Password configs and SCRAM
 // credentials are written as img holds them; write img.Redacted() where
-// the JSON is shown (migrationzk export does).
+// the JSON is shown (migrationzk export does unless asked for secrets).
 func (img Image) WriteJSON(w io.Writer) error {
 	switch img.Secrets {
 	case SecretsUnrecorded, SecretsPlain, SecretsEncoded, SecretsRedacted:

@@ -65,7 +65,7 @@ var errDuplicate = errors.New("duplicate entry")
 // does not know are skipped, missing domains are empty. The Image's
 // Secrets is what "redacted" and "passwords" record, SecretsUnrecorded
 // where they are absent (versions 1 and 2); reading never refuses a
-// secret, redacted or not. Anything else
+// secret, redacted or not (writing does, see SecretError). Anything else
 // wrong with the input, including data after the object and a "redacted"
 // image that names a "passwords" form, is an *ImageJSONError. An undecodable znode's Err is an error with the text
 // the export recorded (nil for ""); an empty undecodable list reads as
