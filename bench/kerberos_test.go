@@ -3,7 +3,9 @@ package bench_test
 import (
 	"testing"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -12,7 +14,7 @@ import (
 // and do not enforce SASL: without SASL, with GSSAPI as ZooKeeper's Java
 // client speaks it (no mutual authentication), with mutual
 // authentication, and the first two over TLS.
-func kerberosVariants(b *testing.B) (names []string, servers []*zktest.Server, opts [][]zkconn.Option) {
+func kerberosVariants(b *testing.B) (names []string, servers []*zktest.Server, opts []clientOptions) {
 	realm := zktest.StartRealm(b)
 	plain := zktest.Start(b, zktest.WithKerberos(realm))
 	tls := zktest.Start(b, zktest.WithTLS(), zktest.WithKerberos(realm))
@@ -20,12 +22,12 @@ func kerberosVariants(b *testing.B) (names []string, servers []*zktest.Server, o
 	if err != nil {
 		b.Fatal(err)
 	}
-	mutual := realm.ClientConfig(zktest.KerberosClientName, keytab)
-	mutual.MutualAuth = true
-	without := []zkconn.Option{zkconn.WithoutSASL()}
+	cfg := realm.ClientConfig(zktest.KerberosClientName, keytab)
+	cfg.MutualAuth = true
+	mutual := func() []zkconn.Option { return []zkconn.Option{zkconn.WithSASL(must.Get(sasl.Kerberos(cfg)))} }
 	return []string{"plain", "gssapi", "gssapi-mutual", "tls", "tls-gssapi"},
 		[]*zktest.Server{plain, plain, plain, tls, tls},
-		[][]zkconn.Option{without, nil, {zkconn.WithSASLKerberos(mutual)}, without, nil}
+		[]clientOptions{withoutSASL, serverSASL, mutual, withoutSASL, serverSASL}
 }
 
 // BenchmarkKerberosRecovery measures what SASL GSSAPI adds to the
@@ -41,7 +43,7 @@ func BenchmarkKerberosRecovery(b *testing.B) {
 	for i := range names {
 		faults := zktest.NewFaultDialer(b)
 		faults.Dialer = servers[i].Dialer()
-		conn := servers[i].ConnectWith(b, append([]zkconn.Option{zkconn.WithDialer(faults.Dial)}, opts[i]...)...)
+		conn := servers[i].ConnectWith(b, append([]zkconn.Option{zkconn.WithDialer(faults.Dial)}, opts[i]()...)...)
 		variants[i] = &recoverer{e: startEnv(b, conn, faults, servers[i].Connect(b), servers[i].Root+"/"+names[i], nil)}
 	}
 	b.ResetTimer()

@@ -9,6 +9,7 @@ import (
 	"github.com/kraftmigration/zkwriter/internal/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -37,7 +38,7 @@ func TestKerberosEveryWritePath(t *testing.T) {
 
 // newKerberosCluster is newCluster on a server that enforces SASL GSSAPI
 // in realm; the Writer's client dials through the FaultDialer with the
-// client options (such as zkconn.WithSASLKerberos) and the admin's
+// client options (such as zkconn.WithSASL) and the admin's
 // authenticates as the server's default client.
 func newKerberosCluster(t *testing.T, realm *zktest.Realm, client []zkconn.Option, opts ...zktest.Option) *cluster {
 	t.Helper()
@@ -60,8 +61,8 @@ func TestKerberosKDCBlipRunningWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stats zkconn.SASLStats
-	c := newKerberosCluster(t, realm, []zkconn.Option{zkconn.WithSASLKerberos(realm.ClientConfig("controller", keytab)), zkconn.WithSASLStats(&stats)})
+	var stats sasl.Stats
+	c := newKerberosCluster(t, realm, []zkconn.Option{zkconn.WithSASL(must.Get(sasl.Kerberos(realm.ClientConfig("controller", keytab)))), zkconn.WithSASLStats(&stats)})
 	w := c.writer()
 	s := c.start(w)
 	if err := realm.Stop(); err != nil {
@@ -122,7 +123,7 @@ func TestKerberosKafkaSecureACLs(t *testing.T) {
 			if keytab == "" {
 				keytab = kafkaKeytab(t, realm)
 			}
-			conn := srv.ConnectWith(t, zkconn.WithSASLKerberos(realm.ClientConfig(tc.principal, keytab)))
+			conn := srv.ConnectWith(t, zkconn.WithSASL(must.Get(sasl.Kerberos(realm.ClientConfig(tc.principal, keytab)))))
 			w := must.Get(migrationzk.New(conn, migrationzk.WithRoot("/secure"), migrationzk.WithKafkaSecureACLs()))
 			if err := w.CreateTopLevelPaths(testContext(t)); err != nil {
 				t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -78,7 +79,7 @@ func TestSASLKafkaSecureACLs(t *testing.T) {
 	}
 	kafka := zk.ACL{Perms: zk.PermAll, Scheme: "sasl", ID: "kafka"}
 	world := zk.WorldACL(zk.PermRead)[0]
-	other := srv.ConnectWith(t, zkconn.WithSASLDigest("other", "other-secret"))
+	other := srv.ConnectWith(t, zkconn.WithSASL(sasl.DigestMD5("other", "other-secret")))
 	for path, want := range map[string][]zk.ACL{
 		"":                {kafka, world},
 		"/brokers/topics": {kafka, world},

@@ -141,13 +141,13 @@ func TestSASLBadInputs(t *testing.T) {
 		{"wrong-password", []string{"--zk-jaas-config", tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))},
 			"SASL DIGEST-MD5 authentication with " + c.srv.Addr() + " failed: the server rejected the credentials"},
 		{"no-sasl", nil, "bad credentials: the server requires authentication (enforce.auth.enabled) by a scheme this client did not use, such as SASL: give a Kafka JAAS file for SASL (--zk-jaas-config)"},
-		{"no-client-section", []string{"--zk-jaas-config", noClient}, `--zk-jaas-config: zkconn: JAAS file ` + noClient + `: no section "Client" (sections: KafkaServer)`},
+		{"no-client-section", []string{"--zk-jaas-config", noClient}, `--zk-jaas-config: sasl: JAAS file ` + noClient + `: no section "Client" (sections: KafkaServer)`},
 		{"unsupported-module", []string{"--zk-jaas-config", tempFile(t, "plain.conf", "Client { org.apache.kafka.common.security.plain.PlainLoginModule required; };")},
 			"login module org.apache.kafka.common.security.plain.PlainLoginModule is not supported"},
 		{"misspelt-option", []string{"--zk-jaas-config", tempFile(t, "typo.conf", "Client { org.apache.zookeeper.server.auth.DigestLoginModule required username=\"kafka\" pasword=\""+saslPassword+"\"; };")},
 			"unsupported options pasword"},
 		{"missing-section", []string{"--zk-tls-config-file", section}, `no section "ZkClient"`},
-		{"missing-file", []string{"--zk-jaas-config", "/nonexistent/jaas.conf"}, "--zk-jaas-config: zkconn: JAAS file /nonexistent/jaas.conf: open /nonexistent/jaas.conf: no such file or directory"},
+		{"missing-file", []string{"--zk-jaas-config", "/nonexistent/jaas.conf"}, "--zk-jaas-config: sasl: JAAS file /nonexistent/jaas.conf: open /nonexistent/jaas.conf: no such file or directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()

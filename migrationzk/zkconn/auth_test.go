@@ -178,6 +178,9 @@ func TestInvalidOptions(t *testing.T) {
 		"auth-no-scheme":       zkconn.WithAuth("", []byte("x")),
 		"nil-dialer":           zkconn.WithDialer(nil),
 		"nil-zk-option":        zkconn.WithZKOptions(nil),
+		"nil-sasl-mechanism":   zkconn.WithSASL(nil),
+		"nil-sasl-stats":       zkconn.WithSASLStats(nil),
+		"nil-sasl-logger":      zkconn.WithSASLLogger(nil),
 		"nil-option":           nil,
 	} {
 		_, err := zkconn.Open(context.Background(), []string{"127.0.0.1:1"}, time.Second, opt)

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestKerberosEnsemble(t *testing.T) {
 	realm := zktest.StartRealm(t)
 	ens := zktest.StartEnsemble(t, 3, zktest.WithKerberos(realm), zktest.WithSASLEnforced())
-	var stats zkconn.SASLStats
+	var stats sasl.Stats
 	conn := ens.ConnectWith(t, zkconn.WithSASLStats(&stats))
 	if _, err := conn.Create("/k", nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)

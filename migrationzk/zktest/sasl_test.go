@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -62,7 +63,7 @@ func TestSASLOptionErrors(t *testing.T) {
 // member and keeps its session.
 func TestSASLEnsemble(t *testing.T) {
 	e := zktest.StartEnsemble(t, 3, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
-	var stats zkconn.SASLStats
+	var stats sasl.Stats
 	conn := e.ConnectWith(t, zkconn.WithSASLStats(&stats))
 	if _, err := conn.Create("/node", nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)

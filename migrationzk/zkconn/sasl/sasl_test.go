@@ -1,4 +1,4 @@
-package zkconn_test
+package sasl_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -21,8 +22,8 @@ import (
 // scheme auth expands to the sasl identity.
 func TestSASLDigestEnforced(t *testing.T) {
 	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
-	var stats zkconn.SASLStats
-	conn := open(t, srv.Servers, zkconn.WithSASLDigest("kafka", "kafka-secret"), zkconn.WithSASLStats(&stats))
+	var stats sasl.Stats
+	conn := open(t, srv.Servers, zkconn.WithSASL(sasl.DigestMD5("kafka", "kafka-secret")), zkconn.WithSASLStats(&stats))
 	if _, err := conn.Create("/kafka-node", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestSASLDigestEnforced(t *testing.T) {
 }
 
 // Fault: a wrong password. The server rejects the exchange; Open fails
-// with a *SASLError naming the rejection, at once, after one exchange:
+// with a *sasl.Error naming the rejection, at once, after one exchange:
 // later dials fail without reaching the server.
 func TestSASLDigestWrongPassword(t *testing.T) {
 	for _, enforced := range []bool{false, true} {
@@ -47,12 +48,12 @@ func TestSASLDigestWrongPassword(t *testing.T) {
 		srv := zktest.Start(t, opts...)
 		faults := zktest.NewFaultDialer(t)
 		faults.Dialer = srv.Dialer()
-		var stats zkconn.SASLStats
+		var stats sasl.Stats
 		start := time.Now()
-		err := openFails(t, srv.Servers, zkconn.WithDialer(faults.Dial), zkconn.WithSASLDigest("kafka", "wrong"), zkconn.WithSASLStats(&stats))
-		var se *zkconn.SASLError
-		if !errors.As(err, &se) || se.Failure != zkconn.SASLRejected || se.Mechanism != "DIGEST-MD5" || se.Server != srv.Addr() {
-			t.Fatalf("enforced=%v: %v; want a *SASLError, SASLRejected, DIGEST-MD5, %s", enforced, err, srv.Addr())
+		err := openFails(t, srv.Servers, zkconn.WithDialer(faults.Dial), zkconn.WithSASL(sasl.DigestMD5("kafka", "wrong")), zkconn.WithSASLStats(&stats))
+		var se *sasl.Error
+		if !errors.As(err, &se) || se.Failure != sasl.Rejected || se.Mechanism != "DIGEST-MD5" || se.Server != srv.Addr() {
+			t.Fatalf("enforced=%v: %v; want a *sasl.Error, Rejected, DIGEST-MD5, %s", enforced, err, srv.Addr())
 		}
 		if elapsed := time.Since(start); elapsed > 5*time.Second {
 			t.Errorf("enforced=%v: Open took %v", enforced, elapsed)
@@ -97,7 +98,7 @@ func TestSASLSurvivesRestartAndExpiry(t *testing.T) {
 	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
 	faults := zktest.NewFaultDialer(t)
 	faults.Dialer = srv.Dialer()
-	var stats zkconn.SASLStats
+	var stats sasl.Stats
 	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats))
 	if _, err := conn.Create("/kafka-node", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ func TestSASLDigestNonASCII(t *testing.T) {
 	}
 	srv := zktest.Start(t, append(opts, zktest.WithSASLEnforced())...)
 	for _, u := range users {
-		conn := open(t, srv.Servers, zkconn.WithSASLDigest(u[0], u[1]))
+		conn := open(t, srv.Servers, zkconn.WithSASL(sasl.DigestMD5(u[0], u[1])))
 		path := "/" + u[0]
 		if _, err := conn.Create(path, nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
 			t.Fatalf("%s: %v", u[0], err)
@@ -164,7 +165,7 @@ func TestSASLReauthFailureSendsNothing(t *testing.T) {
 	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"))
 	faults := zktest.NewFaultDialer(t)
 	faults.Dialer = srv.Dialer()
-	var stats zkconn.SASLStats
+	var stats sasl.Stats
 	var logs syncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats), zkconn.WithSASLLogger(logger),
@@ -193,13 +194,13 @@ func TestSASLReauthFailureSendsNothing(t *testing.T) {
 	if stats.ReauthFailed() != 1 {
 		t.Fatalf("ReauthFailed %d; want 1 (failed %d)", stats.ReauthFailed(), stats.Failed())
 	}
-	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "SASL authentication failed on a reconnect") {
+	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "sasl: authentication failed on a reconnect") {
 		t.Fatalf("log:\n%s", logs.String())
 	}
 	if strings.Contains(logs.String(), "kafka-secret") {
 		t.Fatalf("the log holds the password:\n%s", logs.String())
 	}
-	check := open(t, srv.Servers, zkconn.WithSASLDigest("kafka", "rotated"))
+	check := open(t, srv.Servers, zkconn.WithSASL(sasl.DigestMD5("kafka", "rotated")))
 	if ok, _, err := check.Exists("/after"); ok || err != nil {
 		t.Fatalf("/after exists %v, %v; want not written", ok, err)
 	}
@@ -232,7 +233,7 @@ func TestSASLInterruptedExchangeIsRetried(t *testing.T) {
 		faults := zktest.NewFaultDialer(t)
 		faults.Dialer = srv.Dialer()
 		faults.Arm(zktest.Fault{Action: action, Op: zktest.OpSASL})
-		var stats zkconn.SASLStats
+		var stats sasl.Stats
 		conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats))
 		path := "/" + action.String()
 		if _, err := conn.Create(path, nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
@@ -248,14 +249,14 @@ func TestSASLInterruptedExchangeIsRetried(t *testing.T) {
 // Fault: a wrong password, on a server that lets clients whose exchange
 // failed carry on unauthenticated (zookeeper.allowSaslFailedClients): it
 // answers the response with no error and no rspauth. The client refuses
-// that reply (SASLServerInvalid) instead of going on unauthenticated, and
+// that reply (ServerInvalid) instead of going on unauthenticated, and
 // writes nothing.
 func TestSASLNoRspauthIsRefused(t *testing.T) {
 	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSetting("allowSaslFailedClients", "true"))
-	err := openFails(t, srv.Servers, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASLDigest("kafka", "wrong"))
-	var se *zkconn.SASLError
-	if !errors.As(err, &se) || se.Failure != zkconn.SASLServerInvalid || !strings.Contains(err.Error(), "no rspauth") {
-		t.Fatalf("%v; want a *SASLError, SASLServerInvalid, naming the missing rspauth", err)
+	err := openFails(t, srv.Servers, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASL(sasl.DigestMD5("kafka", "wrong")))
+	var se *sasl.Error
+	if !errors.As(err, &se) || se.Failure != sasl.ServerInvalid || !strings.Contains(err.Error(), "no rspauth") {
+		t.Fatalf("%v; want a *sasl.Error, ServerInvalid, naming the missing rspauth", err)
 	}
 	checkNotWritten(t, srv)
 }
