@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,8 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/must"
-	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -23,24 +21,8 @@ const (
 )
 
 // kafkaJAAS is a broker's JAAS file as Kafka's documentation shows one,
-// used unchanged: the broker's own section, and the Client section for
-// ZooKeeper with DIGEST-MD5.
-func kafkaJAAS(password string) string {
-	return `KafkaServer {
-    org.apache.kafka.common.security.plain.PlainLoginModule required
-    username="admin"
-    password="admin-secret"
-    user_admin="admin-secret";
-};
-
-// ZooKeeper
-Client {
-    org.apache.zookeeper.server.auth.DigestLoginModule required
-    username="kafka"
-    password="` + password + `";
-};
-`
-}
+// used unchanged, with DIGEST-MD5 as kafka with password for ZooKeeper.
+func kafkaJAAS(password string) string { return securitytest.DigestJAAS("kafka", password) }
 
 // tempFile writes content to a new file named name.
 func tempFile(t *testing.T, name, content string) string {
@@ -55,17 +37,7 @@ func tempFile(t *testing.T, name, content string) string {
 func saslCluster(t *testing.T, opts ...zktest.Option) *cluster {
 	t.Helper()
 	srv := zktest.Start(t, append([]zktest.Option{zktest.WithSASLDigestUser("kafka", saslPassword), zktest.WithSASLEnforced()}, opts...)...)
-	c := &cluster{t: t, srv: srv, admin: srv.Connect(t), root: "/kafka", acl: migrationzk.KafkaSecureACL}
-	c.create("", nil, 0)
-	c.seedKafka(43, uniform("orders", 3, 50), uniform("logs", 2, 12))
-	c.zkController(1)
-	w := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root), migrationzk.WithKafkaSecureACLs()))
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	if _, _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return kafkaSecureCluster(t, srv, srv.Connect(t), "/kafka", uniform("orders", 3, 50), uniform("logs", 2, 12))
 }
 
 // runSASL runs the command against c with extra flags first.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -14,7 +15,7 @@ import (
 // Fault: none. The SASL exchange is no request of the caller's: a
 // FaultDialer counts it apart (OpSASL), and OpAny faults pass it by.
 func TestFaultDialerUnderSASL(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	srv := securitytest.SASLDigest(t)
 	faults := zktest.NewFaultDialer(t)
 	faults.Dialer = srv.Dialer()
 	armed := faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpAny, Path: "/node"})

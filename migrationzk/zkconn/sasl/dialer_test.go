@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -46,7 +47,7 @@ func TestUntypedMechanismErrors(t *testing.T) {
 	} {
 		faults := zktest.NewFaultDialer(t)
 		faults.Dialer = srv.Dialer()
-		err := openFails(t, srv.Servers, zkconn.WithDialer(faults.Dial), zkconn.WithSASL(c.mech))
+		err := securitytest.OpenFails(t, srv.Servers, zkconn.WithDialer(faults.Dial), zkconn.WithSASL(c.mech))
 		var se *sasl.Error
 		if !errors.As(err, &se) || se.Failure != c.want || se.Mechanism != "UNTYPED" || faults.Dials() != 1 {
 			t.Errorf("%v after %d dials; want a *sasl.Error of UNTYPED, %v, after 1", err, faults.Dials(), c.want)

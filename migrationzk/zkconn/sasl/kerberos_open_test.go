@@ -11,21 +11,12 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/must"
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/internal/zkserver"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
-
-// startKerberos starts a realm and a server that enforces SASL GSSAPI in
-// it.
-func startKerberos(t *testing.T, opts ...zktest.Option) (*zktest.Realm, *zktest.Server) {
-	t.Helper()
-	realm := zktest.StartRealm(t)
-	srv := zktest.Start(t, append([]zktest.Option{zktest.WithKerberos(realm), zktest.WithSASLEnforced()}, opts...)...)
-	return realm, srv
-}
 
 // openKerberos opens a client of srv authenticated with cfg, within 30s;
 // the error is sasl.Kerberos's when cfg cannot be used.
@@ -79,7 +70,7 @@ func wantOpenFailure(t *testing.T, srv *zktest.Server, conn *zk.Conn, took time.
 // whole name; the node it creates with Kafka's creator ACL reads back as
 // sasl:kafka@EXAMPLE.TEST.
 func TestKerberosOpenAuthenticates(t *testing.T) {
-	realm, srv := startKerberos(t)
+	realm, srv := securitytest.Kerberos(t)
 	conn := srv.Connect(t)
 	if _, err := conn.Create("/kerberos", []byte("x"), 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
@@ -94,7 +85,7 @@ func TestKerberosOpenAuthenticates(t *testing.T) {
 // No KDC answers: Open fails at once with KDCUnreachable, and no
 // server session is opened; with the KDC back, it succeeds.
 func TestKerberosOpenKDCDown(t *testing.T) {
-	realm, srv := startKerberos(t)
+	realm, srv := securitytest.Kerberos(t)
 	keytab, err := realm.AddPrincipal("broker")
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +110,7 @@ func TestKerberosOpenKDCDown(t *testing.T) {
 // credential cache whose ticket has ended: each fails Open at once with
 // ClientFailure naming the cause, before any server session.
 func TestKerberosOpenClientFailures(t *testing.T) {
-	realm, srv := startKerberos(t)
+	realm, srv := securitytest.Kerberos(t)
 	ghost, err := realm.AddPrincipal("ghost")
 	if err != nil {
 		t.Fatal(err)
@@ -162,35 +153,10 @@ func TestKerberosOpenClientFailures(t *testing.T) {
 // authenticates again with a new AP-REQ on the new connection (same
 // session) and on the new session, before any other request.
 func TestKerberosSurvivesRestartAndExpiry(t *testing.T) {
-	_, srv := startKerberos(t)
-	faults := zktest.NewFaultDialer(t)
-	faults.Dialer = srv.Dialer()
+	_, srv := securitytest.Kerberos(t)
 	var stats sasl.Stats
-	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats))
-	if _, err := conn.Create("/kafka-node", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
-		t.Fatal(err)
-	}
-	session := conn.SessionID()
-	if err := srv.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	waitSession(t, conn)
-	if _, err := conn.Set("/kafka-node", []byte("after restart"), -1); err != nil || conn.SessionID() != session {
-		t.Fatalf("after restart: %v, session %x (was %x)", err, conn.SessionID(), session)
-	}
-	id, password := faults.Session()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := srv.ExpireSession(ctx, srv.Addr(), id, password); err != nil {
-		t.Fatal(err)
-	}
-	waitNewSession(t, conn, session)
-	if _, err := conn.Set("/kafka-node", []byte("after expiry"), -1); err != nil {
-		t.Fatalf("after expiry: %v", err)
-	}
+	conn, faults := securitytest.FaultyClient(t, srv, zkconn.WithSASLStats(&stats))
+	securitytest.WritesThroughRestartAndExpiry(t, srv, conn, faults, "/kafka-node")
 	if stats.Succeeded() < 3 || faults.Count(zktest.OpSASL) < 6 {
 		t.Fatalf("%d exchanges, %d SASL requests; want at least 3 (first, restart, new session) of 2 each", stats.Succeeded(), faults.Count(zktest.OpSASL))
 	}
@@ -200,12 +166,10 @@ func TestKerberosSurvivesRestartAndExpiry(t *testing.T) {
 // more round trip; a DIGEST-MD5 client of a Kerberos server is rejected
 // at its first token, and nothing is written.
 func TestKerberosMutualAuthAndWrongMechanism(t *testing.T) {
-	realm, srv := startKerberos(t)
-	cfg := realm.ClientConfig(zktest.KerberosClientName, kafkaKeytab(t, realm))
+	realm, srv := securitytest.Kerberos(t)
+	cfg := realm.ClientConfig(zktest.KerberosClientName, securitytest.KafkaKeytab(t, realm))
 	cfg.MutualAuth = true
-	faults := zktest.NewFaultDialer(t)
-	faults.Dialer = srv.Dialer()
-	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASL(must.Get(sasl.Kerberos(cfg))))
+	conn, faults := securitytest.FaultyClient(t, srv, securitytest.KerberosClient(t, cfg))
 	if _, _, err := conn.Exists("/"); err != nil {
 		t.Fatal(err)
 	}
@@ -223,21 +187,7 @@ func TestKerberosMutualAuthAndWrongMechanism(t *testing.T) {
 	if digest != nil || !errors.As(err, &se) || se.Failure != sasl.Rejected || took > 5*time.Second {
 		t.Fatalf("DIGEST-MD5 against a Kerberos server: %v after %v; want Rejected at once", err, took)
 	}
-	children, _, err := conn.Children("/")
-	if err != nil || len(children) != 1 {
-		t.Fatalf("root children %v, %v; want only zookeeper", children, err)
-	}
-}
-
-// kafkaKeytab is the keytab of the principal servers started WithKerberos
-// authenticate Connect as.
-func kafkaKeytab(t *testing.T, realm *zktest.Realm) string {
-	t.Helper()
-	keytab, err := realm.Keytab(zktest.KerberosClientName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keytab
+	securitytest.NothingWritten(t, conn)
 }
 
 // Fault: a ticket for a principal the server does not hold the key of.
@@ -250,11 +200,7 @@ func TestKerberosWrongServerKey(t *testing.T) {
 	if _, err := realm.AddPrincipal("zookeeper/otherhost"); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := realm.Keytab(zktest.KerberosClientName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := realm.ClientConfig(zktest.KerberosClientName, cfg)
+	client := realm.ClientConfig(zktest.KerberosClientName, securitytest.KafkaKeytab(t, realm))
 	client.ServerPrincipal = "zookeeper/otherhost"
 	for _, tc := range []struct {
 		name string
