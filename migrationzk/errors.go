@@ -158,7 +158,7 @@ func authError(err error, path, op string) error {
 		return &NotAuthorizedError{Path: path, Op: op, Err: err}
 	case zkerr.IsAuthRequired(err):
 		return fmt.Errorf("%w: %s %s: the server requires authentication the session lacks, such as SASL "+
-			"(zkconn.WithJAASConfig, WithSASLDigest, WithSASLKerberos): %w", ErrAuthFailed, op, path, err)
+			"(zkconn.WithSASL): %w", ErrAuthFailed, op, path, err)
 	case errors.Is(err, zk.ErrAuthFailed):
 		return fmt.Errorf("%w: %s %s: %w", ErrAuthFailed, op, path, err)
 	}

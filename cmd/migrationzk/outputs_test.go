@@ -76,7 +76,7 @@ func TestOutputMatrix(t *testing.T) {
 		{kindUsage, append(plainZK, "--root", ok.root, "--timeout", "0s"), nil, "--timeout 0s: must be positive"},
 		{kindTLSConfig, append(securedZK, "--zk-tls-config-file", s.files["unknown-key"]), nil, "zookeeper.ssl.keystore.locaton: unknown property"},
 		{kindTLS, securedZK, nil, "the server speaks TLS on this port (secureClientPort); pass --zk-tls-config-file"},
-		{kindSASLConfig, append(saslZK, "--zk-jaas-config", "/nonexistent/jaas.conf"), nil, "--zk-jaas-config: zkconn: JAAS file /nonexistent/jaas.conf"},
+		{kindSASLConfig, append(saslZK, "--zk-jaas-config", "/nonexistent/jaas.conf"), nil, "--zk-jaas-config: sasl: JAAS file /nonexistent/jaas.conf"},
 		{kindCredentials, append(saslZK, "--zk-jaas-config", tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))), nil, "SASL DIGEST-MD5 authentication with"},
 		{kindCredentials, saslZK, nil, "bad credentials: the server requires authentication (enforce.auth.enabled)"},
 		{kindCredentials, append(securedZK, "--zk-tls-config-file", s.files["operator"]), []string{digestEnv + "=" + superUser + ":" + wrongPassword}, `bad credentials: digest user "super"`},

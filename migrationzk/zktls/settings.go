@@ -78,8 +78,8 @@ func isKnownKey(k string) bool {
 }
 
 // isSASLKey reports whether k is one of the SASL settings a Kafka tool
-// takes as system properties: they are zkconn.SASLSettingsFromProperties's,
-// and this package ignores them.
+// takes as system properties: zkconn/sasl's SettingsFromProperties reads
+// them, and this package ignores them.
 func isSASLKey(k string) bool {
 	switch k {
 	case "java.security.auth.login.config", "java.security.krb5.conf", "zookeeper.sasl.client",

@@ -26,7 +26,7 @@
 // zookeeper.sasl.client, zookeeper.sasl.clientconfig,
 // zookeeper.sasl.client.username, zookeeper.server.principal,
 // zookeeper.sasl.client.canonicalize.hostname) may share the file; they are
-// ignored here and read by zkconn.SASLSettingsFromProperties.
+// ignored here and read by zkconn/sasl's SettingsFromProperties.
 //
 // As Kafka's tools do, other keys are ignored, so that a broker's or a
 // controller's server.properties may be given as it is; LoadFileIgnoring

@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"context"
@@ -90,7 +90,7 @@ func startWith(t *testing.T, m *kerberosMechanism) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, _, err := m.start(ctx, "127.0.0.1:2181")
+	_, _, err := m.Authenticate(ctx, "127.0.0.1:2181")
 	return err
 }
 
@@ -110,16 +110,16 @@ func TestKerberosConfigErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := r.config()
 			change(&cfg)
-			m, err := newKerberosMechanism(cfg)
+			m, err := Kerberos(cfg)
 			if m != nil {
 				t.Errorf("a mechanism for a bad configuration")
 			}
-			wantFailure(t, err, SASLClientFailure)
+			wantFailure(t, err, ClientFailure)
 		})
 	}
 }
 
-// Without a KDC, start fails with SASLKDCUnreachable, and works again
+// Without a KDC, start fails with KDCUnreachable, and works again
 // once the KDC is back.
 func TestKerberosKDCDown(t *testing.T) {
 	r := startTestRealm(t)
@@ -130,7 +130,7 @@ func TestKerberosKDCDown(t *testing.T) {
 	if err := r.kdc.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	wantFailure(t, startWith(t, m), SASLKDCUnreachable)
+	wantFailure(t, startWith(t, m), KDCUnreachable)
 	if err := r.kdc.Restart(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestKerberosUnknownPrincipals(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = startWith(t, m)
-	wantFailure(t, err, SASLClientFailure)
+	wantFailure(t, err, ClientFailure)
 	if !strings.Contains(err.Error(), "PRINCIPAL_UNKNOWN") {
 		t.Errorf("error %q does not name the cause", err)
 	}
@@ -164,7 +164,7 @@ func TestKerberosUnknownPrincipals(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = startWith(t, m)
-	wantFailure(t, err, SASLClientFailure)
+	wantFailure(t, err, ClientFailure)
 	if !strings.Contains(err.Error(), "nosuchservice/localhost") {
 		t.Errorf("error %q does not name the service principal", err)
 	}
@@ -192,7 +192,7 @@ func TestKerberosTicketCache(t *testing.T) {
 	}
 	time.Sleep(7 * time.Second)
 	err = startWith(t, m)
-	wantFailure(t, err, SASLClientFailure)
+	wantFailure(t, err, ClientFailure)
 	if !errors.Is(err, errTicketExpired) {
 		t.Errorf("error %v does not say the ticket expired", err)
 	}
@@ -237,7 +237,7 @@ func TestKerberosRenewsShortTickets(t *testing.T) {
 	if left := time.Until(a.req.Ticket.DecryptedEncPart.EndTime); left < 6*time.Second {
 		t.Errorf("the server got a ticket that ends in %v", left)
 	}
-	if _, _, err := ex.step(a.offer([]byte{1, 1, 0, 0})); err != nil {
+	if _, _, err := ex.Challenge(a.offer([]byte{1, 1, 0, 0})); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -304,7 +304,7 @@ func TestKerberosCrossRealmRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = startWith(t, m)
-	wantFailure(t, err, SASLClientFailure)
+	wantFailure(t, err, ClientFailure)
 	if !strings.Contains(err.Error(), "cross-realm") {
 		t.Errorf("error %q does not say cross-realm", err)
 	}

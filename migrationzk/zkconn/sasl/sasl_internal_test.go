@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"errors"
@@ -12,15 +12,15 @@ import (
 // A refusal makes later dials fail at once, without dialling; an
 // unreachable KDC or an interrupted exchange does not.
 func TestSASLRefusalIsSticky(t *testing.T) {
-	stats := &SASLStats{}
-	client := &saslClient{mech: newDigestMechanism("kafka", "x"), timeout: time.Second, log: slog.New(discardHandler{}), stats: stats}
+	stats := &Stats{}
+	client := &clientState{mech: newDigestMechanism("kafka", "x"), timeout: time.Second, log: slog.New(discardHandler{}), stats: stats}
 	dials := 0
 	dial := client.dialer(func(string, string, time.Duration) (net.Conn, error) {
 		dials++
 		return nil, errors.New("dialled")
 	})
 	for _, transient := range []error{
-		&SASLError{Mechanism: "GSSAPI", Failure: SASLKDCUnreachable, Err: errors.New("no KDC")},
+		&Error{Mechanism: "GSSAPI", Failure: KDCUnreachable, Err: errors.New("no KDC")},
 		io.ErrUnexpectedEOF,
 	} {
 		client.record("zk1:2181", transient)
@@ -29,7 +29,7 @@ func TestSASLRefusalIsSticky(t *testing.T) {
 		}
 	}
 	client.record("zk1:2181", nil)
-	refused := &SASLError{Mechanism: digestMD5, Failure: SASLRejected, Err: errors.New("AUTHFAILED")}
+	refused := &Error{Mechanism: digestMD5, Failure: Rejected, Err: errors.New("AUTHFAILED")}
 	client.record("zk1:2181", refused)
 	before := dials
 	if _, err := dial("tcp", "zk1:2181", time.Second); err != refused || dials != before {
@@ -38,7 +38,7 @@ func TestSASLRefusalIsSticky(t *testing.T) {
 	if stats.Succeeded() != 1 || stats.Failed() != 3 || stats.ReauthFailed() != 1 {
 		t.Fatalf("stats %d/%d/%d; want 1 succeeded, 3 failed, 1 refused re-authentication", stats.Succeeded(), stats.Failed(), stats.ReauthFailed())
 	}
-	if refused.Transient() || !(&SASLError{Failure: SASLKDCUnreachable}).Transient() {
+	if refused.Transient() || !(&Error{Failure: KDCUnreachable}).Transient() {
 		t.Fatal("Transient")
 	}
 }

@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"context"
@@ -48,10 +48,18 @@ const gssapiName = "GSSAPI"
 // defaultServiceName is zookeeper.sasl.client.username's default.
 const defaultServiceName = "zookeeper"
 
-// newKerberosMechanism returns GSSAPI for cfg. Errors are *SASLError
-// with Failure SASLClientFailure (bad config, missing keytab) or
-// SASLKDCUnreachable.
-func newKerberosMechanism(cfg KerberosConfig) (saslMechanism, error) {
+// Kerberos returns GSSAPI (Kerberos V5) as cfg describes, as a Kafka
+// broker authenticates with a JAAS Client section of Krb5LoginModule; the
+// server then knows the client as sasl:principal, as the server
+// canonicalizes it. It reads krb5.conf, and the keytab or the credential
+// cache, now; the keytab and the cache are read again at every login. The
+// mechanism holds the client's tickets, shared by every connection it
+// authenticates: it logs in and gets a ticket for each server before
+// dialling it (so that an unreachable KDC, an *Error of Failure
+// KDCUnreachable, costs no server session), and renews them before they
+// end. Errors are *Error of Failure ClientFailure (bad configuration,
+// missing keytab).
+func Kerberos(cfg KerberosConfig) (Mechanism, error) {
 	m, err := newKerberos(cfg, systemResolver{})
 	if err != nil {
 		return nil, err
@@ -80,12 +88,13 @@ type kerberosMechanism struct {
 	tickets  *ticketStore
 }
 
-func (m *kerberosMechanism) name() string { return gssapiName }
+// Name is "GSSAPI".
+func (m *kerberosMechanism) Name() string { return gssapiName }
 
-// start gets a service ticket for the server at address (from the
+// Authenticate gets a service ticket for the server at address (from the
 // cache while it is fresh) and returns the AP-REQ, made anew for this
 // connection.
-func (m *kerberosMechanism) start(ctx context.Context, address string) (saslExchange, []byte, error) {
+func (m *kerberosMechanism) Authenticate(ctx context.Context, address string) (Exchange, []byte, error) {
 	spn, realm, st, err := m.serviceTicket(ctx, address)
 	if err != nil {
 		return nil, nil, err
@@ -98,18 +107,11 @@ func (m *kerberosMechanism) start(ctx context.Context, address string) (saslExch
 	return ex, token, nil
 }
 
-// saslPreparer is a saslMechanism that gets ready for a connection
-// before it is dialed: the SASL dialer calls prepare first and fails the
-// dial with its error, a *SASLError, without contacting the server.
-type saslPreparer interface {
-	prepare(ctx context.Context, address string) error
-}
-
-// prepare gets the tickets for the server at address before it is
-// dialed, from the KDC when those held are not fresh, so that the
+// Prepare gets the tickets for the server at address before it is
+// dialled, from the KDC when those held are not fresh, so that the
 // exchange after the session handshake needs no KDC and a KDC that does
 // not answer costs no server session.
-func (m *kerberosMechanism) prepare(ctx context.Context, address string) error {
+func (m *kerberosMechanism) Prepare(ctx context.Context, address string) error {
 	_, _, _, err := m.serviceTicket(ctx, address)
 	return err
 }
@@ -179,7 +181,7 @@ func (m *kerberosMechanism) serverRealm(spn string) (string, error) {
 }
 
 // serviceTicket derives the server principal for address and returns it
-// with a fresh ticket for it, as a *SASLError on failure.
+// with a fresh ticket for it, as an *Error on failure.
 func (m *kerberosMechanism) serviceTicket(ctx context.Context, address string) (string, string, *ticket, error) {
 	spn, err := m.serverPrincipal(ctx, address)
 	if err != nil {
@@ -196,6 +198,6 @@ func (m *kerberosMechanism) serviceTicket(ctx context.Context, address string) (
 	return spn, realm, st, nil
 }
 
-func clientFailure(server string, err error) *SASLError {
-	return &SASLError{Mechanism: gssapiName, Server: server, Failure: SASLClientFailure, Err: err}
+func clientFailure(server string, err error) *Error {
+	return &Error{Mechanism: gssapiName, Server: server, Failure: ClientFailure, Err: err}
 }

@@ -1,8 +1,7 @@
-package zkconn_test
+package sasl_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -12,7 +11,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -20,9 +21,9 @@ import (
 // every connection before go-zookeeper's first request, and an ACL of
 // scheme auth expands to the sasl identity.
 func TestSASLDigestEnforced(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
-	var stats zkconn.SASLStats
-	conn := open(t, srv.Servers, zkconn.WithSASLDigest("kafka", "kafka-secret"), zkconn.WithSASLStats(&stats))
+	srv := securitytest.SASLDigest(t)
+	var stats sasl.Stats
+	conn := securitytest.Open(t, srv.Servers, zkconn.WithSASL(sasl.DigestMD5("kafka", "kafka-secret")), zkconn.WithSASLStats(&stats))
 	if _, err := conn.Create("/kafka-node", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestSASLDigestEnforced(t *testing.T) {
 }
 
 // Fault: a wrong password. The server rejects the exchange; Open fails
-// with a *SASLError naming the rejection, at once, after one exchange:
+// with a *sasl.Error naming the rejection, at once, after one exchange:
 // later dials fail without reaching the server.
 func TestSASLDigestWrongPassword(t *testing.T) {
 	for _, enforced := range []bool{false, true} {
@@ -47,12 +48,12 @@ func TestSASLDigestWrongPassword(t *testing.T) {
 		srv := zktest.Start(t, opts...)
 		faults := zktest.NewFaultDialer(t)
 		faults.Dialer = srv.Dialer()
-		var stats zkconn.SASLStats
+		var stats sasl.Stats
 		start := time.Now()
-		err := openFails(t, srv.Servers, zkconn.WithDialer(faults.Dial), zkconn.WithSASLDigest("kafka", "wrong"), zkconn.WithSASLStats(&stats))
-		var se *zkconn.SASLError
-		if !errors.As(err, &se) || se.Failure != zkconn.SASLRejected || se.Mechanism != "DIGEST-MD5" || se.Server != srv.Addr() {
-			t.Fatalf("enforced=%v: %v; want a *SASLError, SASLRejected, DIGEST-MD5, %s", enforced, err, srv.Addr())
+		err := securitytest.OpenFails(t, srv.Servers, zkconn.WithDialer(faults.Dial), zkconn.WithSASL(sasl.DigestMD5("kafka", "wrong")), zkconn.WithSASLStats(&stats))
+		var se *sasl.Error
+		if !errors.As(err, &se) || se.Failure != sasl.Rejected || se.Mechanism != "DIGEST-MD5" || se.Server != srv.Addr() {
+			t.Fatalf("enforced=%v: %v; want a *sasl.Error, Rejected, DIGEST-MD5, %s", enforced, err, srv.Addr())
 		}
 		if elapsed := time.Since(start); elapsed > 5*time.Second {
 			t.Errorf("enforced=%v: Open took %v", enforced, elapsed)
@@ -60,18 +61,7 @@ func TestSASLDigestWrongPassword(t *testing.T) {
 		if faults.Dials() != 1 || stats.Failed() != 1 || faults.Count(zktest.OpSASL) != 2 {
 			t.Errorf("enforced=%v: %d dials, %d failed exchanges, %d SASL requests; want 1, 1, 2", enforced, faults.Dials(), stats.Failed(), faults.Count(zktest.OpSASL))
 		}
-		checkNotWritten(t, srv)
-	}
-}
-
-// checkNotWritten fails t when the server holds more than ZooKeeper's
-// own znodes at the root.
-func checkNotWritten(t *testing.T, srv *zktest.Server) {
-	t.Helper()
-	conn := srv.Connect(t)
-	children, _, err := conn.Children("/")
-	if err != nil || len(children) != 1 || children[0] != "zookeeper" {
-		t.Fatalf("root children %v, %v; want only zookeeper", children, err)
+		securitytest.NothingWritten(t, srv.Connect(t))
 	}
 }
 
@@ -79,14 +69,14 @@ func checkNotWritten(t *testing.T, srv *zktest.Server) {
 // its session, and its first request fails: the server answers -124 and
 // closes the connection.
 func TestSASLRequiredWithoutSASL(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
-	conn := open(t, srv.Servers, zkconn.WithoutSASL())
+	srv := securitytest.SASLDigest(t)
+	conn := securitytest.Open(t, srv.Servers, zkconn.WithoutSASL())
 	_, err := conn.Create("/anonymous", nil, 0, zk.WorldACL(zk.PermAll))
 	if err == nil {
 		t.Fatal("an unauthenticated create succeeded on a server that enforces SASL")
 	}
 	t.Logf("unauthenticated create: %v", err)
-	checkNotWritten(t, srv)
+	securitytest.NothingWritten(t, srv.Connect(t))
 }
 
 // Fault: the server restarts, then the session expires. The client
@@ -94,38 +84,10 @@ func TestSASLRequiredWithoutSASL(t *testing.T) {
 // session, before any other request, so the enforced server keeps
 // serving it.
 func TestSASLSurvivesRestartAndExpiry(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
-	faults := zktest.NewFaultDialer(t)
-	faults.Dialer = srv.Dialer()
-	var stats zkconn.SASLStats
-	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats))
-	if _, err := conn.Create("/kafka-node", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
-		t.Fatal(err)
-	}
-	session := conn.SessionID()
-	if err := srv.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	waitSession(t, conn)
-	if _, err := conn.Set("/kafka-node", []byte("after restart"), -1); err != nil {
-		t.Fatalf("after restart: %v", err)
-	}
-	if conn.SessionID() != session {
-		t.Fatalf("session %x after restart; want %x kept", conn.SessionID(), session)
-	}
-	id, password := faults.Session()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := srv.ExpireSession(ctx, srv.Addr(), id, password); err != nil {
-		t.Fatal(err)
-	}
-	waitNewSession(t, conn, session)
-	if _, err := conn.Set("/kafka-node", []byte("after expiry"), -1); err != nil {
-		t.Fatalf("after expiry: %v", err)
-	}
+	srv := securitytest.SASLDigest(t)
+	var stats sasl.Stats
+	conn, faults := securitytest.FaultyClient(t, srv, zkconn.WithSASLStats(&stats))
+	securitytest.WritesThroughRestartAndExpiry(t, srv, conn, faults, "/kafka-node")
 	if stats.Succeeded() < 3 {
 		t.Fatalf("%d exchanges succeeded; want at least 3 (first, restart, new session)", stats.Succeeded())
 	}
@@ -142,7 +104,7 @@ func TestSASLDigestNonASCII(t *testing.T) {
 	}
 	srv := zktest.Start(t, append(opts, zktest.WithSASLEnforced())...)
 	for _, u := range users {
-		conn := open(t, srv.Servers, zkconn.WithSASLDigest(u[0], u[1]))
+		conn := securitytest.Open(t, srv.Servers, zkconn.WithSASL(sasl.DigestMD5(u[0], u[1])))
 		path := "/" + u[0]
 		if _, err := conn.Create(path, nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
 			t.Fatalf("%s: %v", u[0], err)
@@ -162,12 +124,10 @@ func TestSASLDigestNonASCII(t *testing.T) {
 // never sent; it fails and nothing is written.
 func TestSASLReauthFailureSendsNothing(t *testing.T) {
 	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"))
-	faults := zktest.NewFaultDialer(t)
-	faults.Dialer = srv.Dialer()
-	var stats zkconn.SASLStats
+	var stats sasl.Stats
 	var logs syncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats), zkconn.WithSASLLogger(logger),
+	conn, faults := securitytest.FaultyClient(t, srv, zkconn.WithSASLStats(&stats), zkconn.WithSASLLogger(logger),
 		zkconn.WithZKOptions(zk.WithHostProvider(&zkconn.HostProvider{GiveUpAfter: time.Second})))
 	if _, err := conn.Create("/before", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
@@ -187,19 +147,25 @@ func TestSASLReauthFailureSendsNothing(t *testing.T) {
 	if err == nil {
 		t.Fatal("a create succeeded on a connection whose SASL exchange failed")
 	}
+	// The create may fail before the client reaches the restarted server,
+	// if its attempts while the server was down outlasted GiveUpAfter;
+	// the client dials on, and its first exchange is refused.
+	for deadline := time.Now().Add(15 * time.Second); stats.Failed() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := faults.Requests(); n != 0 {
 		t.Fatalf("%d requests sent after the refused exchange (%v); want none", n, faults.Counts())
 	}
 	if stats.ReauthFailed() != 1 {
 		t.Fatalf("ReauthFailed %d; want 1 (failed %d)", stats.ReauthFailed(), stats.Failed())
 	}
-	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "SASL authentication failed on a reconnect") {
+	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "sasl: authentication failed on a reconnect") {
 		t.Fatalf("log:\n%s", logs.String())
 	}
 	if strings.Contains(logs.String(), "kafka-secret") {
 		t.Fatalf("the log holds the password:\n%s", logs.String())
 	}
-	check := open(t, srv.Servers, zkconn.WithSASLDigest("kafka", "rotated"))
+	check := securitytest.Open(t, srv.Servers, zkconn.WithSASL(sasl.DigestMD5("kafka", "rotated")))
 	if ok, _, err := check.Exists("/after"); ok || err != nil {
 		t.Fatalf("/after exists %v, %v; want not written", ok, err)
 	}
@@ -227,12 +193,12 @@ func (b *syncBuffer) String() string {
 // response reaches it. An interrupted exchange is not a refusal: the
 // client dials again, authenticates, and its create lands once.
 func TestSASLInterruptedExchangeIsRetried(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	srv := securitytest.SASLDigest(t)
 	for _, action := range []zktest.Action{zktest.DropReply, zktest.DropRequest} {
 		faults := zktest.NewFaultDialer(t)
 		faults.Dialer = srv.Dialer()
 		faults.Arm(zktest.Fault{Action: action, Op: zktest.OpSASL})
-		var stats zkconn.SASLStats
+		var stats sasl.Stats
 		conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats))
 		path := "/" + action.String()
 		if _, err := conn.Create(path, nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
@@ -248,14 +214,14 @@ func TestSASLInterruptedExchangeIsRetried(t *testing.T) {
 // Fault: a wrong password, on a server that lets clients whose exchange
 // failed carry on unauthenticated (zookeeper.allowSaslFailedClients): it
 // answers the response with no error and no rspauth. The client refuses
-// that reply (SASLServerInvalid) instead of going on unauthenticated, and
+// that reply (ServerInvalid) instead of going on unauthenticated, and
 // writes nothing.
 func TestSASLNoRspauthIsRefused(t *testing.T) {
 	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSetting("allowSaslFailedClients", "true"))
-	err := openFails(t, srv.Servers, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASLDigest("kafka", "wrong"))
-	var se *zkconn.SASLError
-	if !errors.As(err, &se) || se.Failure != zkconn.SASLServerInvalid || !strings.Contains(err.Error(), "no rspauth") {
-		t.Fatalf("%v; want a *SASLError, SASLServerInvalid, naming the missing rspauth", err)
+	err := securitytest.OpenFails(t, srv.Servers, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASL(sasl.DigestMD5("kafka", "wrong")))
+	var se *sasl.Error
+	if !errors.As(err, &se) || se.Failure != sasl.ServerInvalid || !strings.Contains(err.Error(), "no rspauth") {
+		t.Fatalf("%v; want a *sasl.Error, ServerInvalid, naming the missing rspauth", err)
 	}
-	checkNotWritten(t, srv)
+	securitytest.NothingWritten(t, srv.Connect(t))
 }

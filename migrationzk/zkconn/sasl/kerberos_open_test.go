@@ -1,4 +1,4 @@
-package zkconn_test
+package sasl_test
 
 import (
 	"context"
@@ -11,26 +11,24 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/internal/zkserver"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
-// startKerberos starts a realm and a server that enforces SASL GSSAPI in
-// it.
-func startKerberos(t *testing.T, opts ...zktest.Option) (*zktest.Realm, *zktest.Server) {
-	t.Helper()
-	realm := zktest.StartRealm(t)
-	srv := zktest.Start(t, append([]zktest.Option{zktest.WithKerberos(realm), zktest.WithSASLEnforced()}, opts...)...)
-	return realm, srv
-}
-
-// openKerberos opens a client of srv authenticated with cfg, within 30s.
-func openKerberos(srv *zktest.Server, cfg zkconn.KerberosConfig) (*zk.Conn, time.Duration, error) {
+// openKerberos opens a client of srv authenticated with cfg, within 30s;
+// the error is sasl.Kerberos's when cfg cannot be used.
+func openKerberos(srv *zktest.Server, cfg sasl.KerberosConfig) (*zk.Conn, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	conn, err := zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASLKerberos(cfg))
+	mech, err := sasl.Kerberos(cfg)
+	if err != nil {
+		return nil, time.Since(start), err
+	}
+	conn, err := zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASL(mech))
 	return conn, time.Since(start), err
 }
 
@@ -47,17 +45,17 @@ func sessions(t *testing.T, srv *zktest.Server) int {
 	return len(sessionID.FindAllString(tracker, -1))
 }
 
-// wantOpenFailure checks that Open failed fast with a *SASLError of
+// wantOpenFailure checks that Open failed fast with a *sasl.Error of
 // failure, and that the server holds no more sessions than before.
-func wantOpenFailure(t *testing.T, srv *zktest.Server, conn *zk.Conn, took time.Duration, err error, failure zkconn.SASLFailure, before int) *zkconn.SASLError {
+func wantOpenFailure(t *testing.T, srv *zktest.Server, conn *zk.Conn, took time.Duration, err error, failure sasl.Failure, before int) *sasl.Error {
 	t.Helper()
 	if conn != nil {
 		conn.Close()
 		t.Fatal("Open succeeded")
 	}
-	var se *zkconn.SASLError
+	var se *sasl.Error
 	if !errors.As(err, &se) || se.Failure != failure || se.Mechanism != "GSSAPI" {
-		t.Fatalf("Open: %v; want a GSSAPI *SASLError with failure %v", err, failure)
+		t.Fatalf("Open: %v; want a GSSAPI *sasl.Error with failure %v", err, failure)
 	}
 	if took > 5*time.Second {
 		t.Errorf("Open took %v to fail", took)
@@ -72,7 +70,7 @@ func wantOpenFailure(t *testing.T, srv *zktest.Server, conn *zk.Conn, took time.
 // whole name; the node it creates with Kafka's creator ACL reads back as
 // sasl:kafka@EXAMPLE.TEST.
 func TestKerberosOpenAuthenticates(t *testing.T) {
-	realm, srv := startKerberos(t)
+	realm, srv := securitytest.Kerberos(t)
 	conn := srv.Connect(t)
 	if _, err := conn.Create("/kerberos", []byte("x"), 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
@@ -84,10 +82,10 @@ func TestKerberosOpenAuthenticates(t *testing.T) {
 	}
 }
 
-// No KDC answers: Open fails at once with SASLKDCUnreachable, and no
+// No KDC answers: Open fails at once with KDCUnreachable, and no
 // server session is opened; with the KDC back, it succeeds.
 func TestKerberosOpenKDCDown(t *testing.T) {
-	realm, srv := startKerberos(t)
+	realm, srv := securitytest.Kerberos(t)
 	keytab, err := realm.AddPrincipal("broker")
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +95,7 @@ func TestKerberosOpenKDCDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn, took, err := openKerberos(srv, realm.ClientConfig("broker", keytab))
-	wantOpenFailure(t, srv, conn, took, err, zkconn.SASLKDCUnreachable, before)
+	wantOpenFailure(t, srv, conn, took, err, sasl.KDCUnreachable, before)
 	if err := realm.Restart(); err != nil {
 		t.Fatal(err)
 	}
@@ -110,9 +108,9 @@ func TestKerberosOpenKDCDown(t *testing.T) {
 
 // A principal the KDC does not know, a keytab that does not exist, a
 // credential cache whose ticket has ended: each fails Open at once with
-// SASLClientFailure naming the cause, before any server session.
+// ClientFailure naming the cause, before any server session.
 func TestKerberosOpenClientFailures(t *testing.T) {
-	realm, srv := startKerberos(t)
+	realm, srv := securitytest.Kerberos(t)
 	ghost, err := realm.AddPrincipal("ghost")
 	if err != nil {
 		t.Fatal(err)
@@ -128,11 +126,11 @@ func TestKerberosOpenClientFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expired := zkconn.KerberosConfig{UseTicketCache: true, TicketCache: cache, Krb5Conf: realm.Krb5Conf(), CanonicalizeHostname: true}
+	expired := sasl.KerberosConfig{UseTicketCache: true, TicketCache: cache, Krb5Conf: realm.Krb5Conf(), CanonicalizeHostname: true}
 	time.Sleep(4 * time.Second)
 	cases := []struct {
 		name string
-		cfg  zkconn.KerberosConfig
+		cfg  sasl.KerberosConfig
 		says string
 	}{
 		{"unknown principal", realm.ClientConfig("ghost", ghost), "PRINCIPAL_UNKNOWN"},
@@ -143,7 +141,7 @@ func TestKerberosOpenClientFailures(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			conn, took, err := openKerberos(srv, c.cfg)
-			wantOpenFailure(t, srv, conn, took, err, zkconn.SASLClientFailure, before)
+			wantOpenFailure(t, srv, conn, took, err, sasl.ClientFailure, before)
 			if !strings.Contains(err.Error(), c.says) {
 				t.Errorf("error %q does not say %q", err, c.says)
 			}
@@ -155,35 +153,10 @@ func TestKerberosOpenClientFailures(t *testing.T) {
 // authenticates again with a new AP-REQ on the new connection (same
 // session) and on the new session, before any other request.
 func TestKerberosSurvivesRestartAndExpiry(t *testing.T) {
-	_, srv := startKerberos(t)
-	faults := zktest.NewFaultDialer(t)
-	faults.Dialer = srv.Dialer()
-	var stats zkconn.SASLStats
-	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLStats(&stats))
-	if _, err := conn.Create("/kafka-node", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
-		t.Fatal(err)
-	}
-	session := conn.SessionID()
-	if err := srv.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	waitSession(t, conn)
-	if _, err := conn.Set("/kafka-node", []byte("after restart"), -1); err != nil || conn.SessionID() != session {
-		t.Fatalf("after restart: %v, session %x (was %x)", err, conn.SessionID(), session)
-	}
-	id, password := faults.Session()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := srv.ExpireSession(ctx, srv.Addr(), id, password); err != nil {
-		t.Fatal(err)
-	}
-	waitNewSession(t, conn, session)
-	if _, err := conn.Set("/kafka-node", []byte("after expiry"), -1); err != nil {
-		t.Fatalf("after expiry: %v", err)
-	}
+	_, srv := securitytest.Kerberos(t)
+	var stats sasl.Stats
+	conn, faults := securitytest.FaultyClient(t, srv, zkconn.WithSASLStats(&stats))
+	securitytest.WritesThroughRestartAndExpiry(t, srv, conn, faults, "/kafka-node")
 	if stats.Succeeded() < 3 || faults.Count(zktest.OpSASL) < 6 {
 		t.Fatalf("%d exchanges, %d SASL requests; want at least 3 (first, restart, new session) of 2 each", stats.Succeeded(), faults.Count(zktest.OpSASL))
 	}
@@ -193,12 +166,10 @@ func TestKerberosSurvivesRestartAndExpiry(t *testing.T) {
 // more round trip; a DIGEST-MD5 client of a Kerberos server is rejected
 // at its first token, and nothing is written.
 func TestKerberosMutualAuthAndWrongMechanism(t *testing.T) {
-	realm, srv := startKerberos(t)
-	cfg := realm.ClientConfig(zktest.KerberosClientName, kafkaKeytab(t, realm))
+	realm, srv := securitytest.Kerberos(t)
+	cfg := realm.ClientConfig(zktest.KerberosClientName, securitytest.KafkaKeytab(t, realm))
 	cfg.MutualAuth = true
-	faults := zktest.NewFaultDialer(t)
-	faults.Dialer = srv.Dialer()
-	conn := srv.ConnectWith(t, zkconn.WithDialer(faults.Dial), zkconn.WithSASLKerberos(cfg))
+	conn, faults := securitytest.FaultyClient(t, srv, securitytest.KerberosClient(t, cfg))
 	if _, _, err := conn.Exists("/"); err != nil {
 		t.Fatal(err)
 	}
@@ -209,53 +180,35 @@ func TestKerberosMutualAuthAndWrongMechanism(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		start := time.Now()
-		c, err := zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASLDigest("kafka", "secret"))
+		c, err := zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout, zkconn.WithDialer(srv.Dialer()), zkconn.WithSASL(sasl.DigestMD5("kafka", "secret")))
 		return c, time.Since(start), err
 	}()
-	var se *zkconn.SASLError
-	if digest != nil || !errors.As(err, &se) || se.Failure != zkconn.SASLRejected || took > 5*time.Second {
-		t.Fatalf("DIGEST-MD5 against a Kerberos server: %v after %v; want SASLRejected at once", err, took)
+	var se *sasl.Error
+	if digest != nil || !errors.As(err, &se) || se.Failure != sasl.Rejected || took > 5*time.Second {
+		t.Fatalf("DIGEST-MD5 against a Kerberos server: %v after %v; want Rejected at once", err, took)
 	}
-	children, _, err := conn.Children("/")
-	if err != nil || len(children) != 1 {
-		t.Fatalf("root children %v, %v; want only zookeeper", children, err)
-	}
-}
-
-// kafkaKeytab is the keytab of the principal servers started WithKerberos
-// authenticate Connect as.
-func kafkaKeytab(t *testing.T, realm *zktest.Realm) string {
-	t.Helper()
-	keytab, err := realm.Keytab(zktest.KerberosClientName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keytab
+	securitytest.NothingWritten(t, conn)
 }
 
 // Fault: a ticket for a principal the server does not hold the key of.
-// Without enforcement the server refuses the AP-REQ (SASLRejected); with
+// Without enforcement the server refuses the AP-REQ (Rejected); with
 // zookeeper.allowSaslFailedClients it answers with no token instead of a
-// security layer offer, which the client refuses too (SASLServerInvalid)
+// security layer offer, which the client refuses too (ServerInvalid)
 // rather than carry on unauthenticated.
 func TestKerberosWrongServerKey(t *testing.T) {
 	realm := zktest.StartRealm(t)
 	if _, err := realm.AddPrincipal("zookeeper/otherhost"); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := realm.Keytab(zktest.KerberosClientName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := realm.ClientConfig(zktest.KerberosClientName, cfg)
+	client := realm.ClientConfig(zktest.KerberosClientName, securitytest.KafkaKeytab(t, realm))
 	client.ServerPrincipal = "zookeeper/otherhost"
 	for _, tc := range []struct {
 		name string
 		opts []zktest.Option
-		want zkconn.SASLFailure
+		want sasl.Failure
 	}{
-		{"refused", nil, zkconn.SASLRejected},
-		{"failed clients allowed", []zktest.Option{zktest.WithSetting("allowSaslFailedClients", "true")}, zkconn.SASLServerInvalid},
+		{"refused", nil, sasl.Rejected},
+		{"failed clients allowed", []zktest.Option{zktest.WithSetting("allowSaslFailedClients", "true")}, sasl.ServerInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := zktest.Start(t, append([]zktest.Option{zktest.WithKerberos(realm)}, tc.opts...)...)
@@ -264,9 +217,9 @@ func TestKerberosWrongServerKey(t *testing.T) {
 				conn.Close()
 				t.Fatal("Open succeeded with a ticket for another server")
 			}
-			var se *zkconn.SASLError
+			var se *sasl.Error
 			if !errors.As(err, &se) || se.Failure != tc.want || took > 5*time.Second {
-				t.Fatalf("Open: %v after %v; want a *SASLError with failure %v at once", err, took, tc.want)
+				t.Fatalf("Open: %v after %v; want a *sasl.Error with failure %v at once", err, took, tc.want)
 			}
 		})
 	}

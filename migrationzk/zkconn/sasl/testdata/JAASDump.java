@@ -7,7 +7,7 @@ import javax.security.auth.login.Configuration;
 
 // Prints what the JDK's JAAS configuration parser reads from each file
 // given: per section asked for, its login modules, control flags and
-// options, escaped one per line; "error" when the file does not parse.
+// options, one per line, escaped as JaasConfigDump.java escapes them; "error" when the file does not parse.
 // Arguments: section names joined by commas, then the files.
 public class JAASDump {
   public static void main(String[] args) throws Exception {
@@ -38,6 +38,12 @@ public class JAASDump {
   }
 
   static String escape(String s) {
-    return s.replace("\\", "\\\\").replace("\n", "\\n").replace(" ", "\\s").replace("\t", "\\t");
+    StringBuilder b = new StringBuilder();
+    for (char c : s.toCharArray()) {
+      if (c == '\\') b.append("\\\\");
+      else if (c < 0x21 || c > 0x7e) b.append(String.format("\\u%04x", (int) c));
+      else b.append(c);
+    }
+    return b.toString();
   }
 }

@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"errors"
@@ -47,7 +47,7 @@ func writeJAAS(t *testing.T, src string) string {
 
 // The Client section of a Kafka JAAS file, unchanged, gives DIGEST-MD5.
 func TestJAASKafkaClientSection(t *testing.T) {
-	mech, err := SASLSettings{JAASFile: writeJAAS(t, kafkaJAAS)}.mechanism()
+	mech, err := Settings{JAASFile: writeJAAS(t, kafkaJAAS)}.Mechanism()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestJAASKafkaClientSection(t *testing.T) {
 	if !ok || d.user != "kafka" || d.password != "kafka-secret" || d.digestURI != zookeeperDigestURI {
 		t.Fatalf("mechanism %#v", mech)
 	}
-	if mech, err := (SASLSettings{JAASFile: writeJAAS(t, kafkaJAAS), Disabled: true}).mechanism(); mech != nil || err != nil {
+	if mech, err := (Settings{JAASFile: writeJAAS(t, kafkaJAAS), Disabled: true}).Mechanism(); mech != nil || err != nil {
 		t.Fatalf("zookeeper.sasl.client=false: %v, %v; want no SASL", mech, err)
 	}
 }
@@ -67,7 +67,7 @@ func TestJAASKerberosOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := SASLSettings{ServiceName: "zk", NoCanonicalization: true, Krb5Conf: "/k/krb5.conf"}
+	s := Settings{ServiceName: "zk", NoCanonicalization: true, Krb5Conf: "/k/krb5.conf"}
 	cfg, err := s.kerberosOptions(sections["ZkKerberos"][0])
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestJAASKerberosOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err = SASLSettings{}.kerberosOptions(sections["C"][0])
+	cfg, err = Settings{}.kerberosOptions(sections["C"][0])
 	if err != nil || !cfg.UseTicketCache || cfg.TicketCache != "/tmp/cc" || cfg.KeyTab != "" || !cfg.CanonicalizeHostname {
 		t.Fatalf("%+v, %v", cfg, err)
 	}
@@ -109,31 +109,31 @@ func TestJAASErrors(t *testing.T) {
 		"unterminated":          {`Client { a.B required password="s3cr3t; };`, "", "unterminated"},
 	}
 	for name, c := range cases {
-		_, err := SASLSettings{JAASFile: writeJAAS(t, c.src), Section: c.section}.mechanism()
+		_, err := Settings{JAASFile: writeJAAS(t, c.src), Section: c.section}.Mechanism()
 		var je *JAASError
 		if !errors.As(err, &je) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "s3cr3t") {
 			t.Errorf("%s: %v; want a *JAASError containing %q, without the password", name, err, c.want)
 		}
 	}
-	if _, err := (SASLSettings{JAASFile: filepath.Join(t.TempDir(), "none")}).mechanism(); !errors.Is(err, os.ErrNotExist) {
+	if _, err := (Settings{JAASFile: filepath.Join(t.TempDir(), "none")}).Mechanism(); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
 
 // Kafka's system properties, as a properties file passes them.
-func TestSASLSettingsFromProperties(t *testing.T) {
-	s, err := SASLSettingsFromProperties(map[string]string{
+func TestSettingsFromProperties(t *testing.T) {
+	s, err := SettingsFromProperties(map[string]string{
 		PropJAASConfig: "/etc/kafka/jaas.conf", PropSASLClientConfig: "ZkClient", PropSASLServiceName: "zk",
 		PropServerPrincipal: "zk/zk1@R", PropCanonicalizeHostname: "false", PropSASLClient: "true", "other": "x",
 	})
-	want := SASLSettings{JAASFile: "/etc/kafka/jaas.conf", Section: "ZkClient", ServiceName: "zk", ServerPrincipal: "zk/zk1@R", NoCanonicalization: true}
+	want := Settings{JAASFile: "/etc/kafka/jaas.conf", Section: "ZkClient", ServiceName: "zk", ServerPrincipal: "zk/zk1@R", NoCanonicalization: true}
 	if err != nil || s != want {
 		t.Fatalf("%+v, %v; want %+v", s, err, want)
 	}
-	if s, _ := SASLSettingsFromProperties(map[string]string{PropSASLClient: "false"}); !s.Disabled {
+	if s, _ := SettingsFromProperties(map[string]string{PropSASLClient: "false"}); !s.Disabled {
 		t.Fatal("zookeeper.sasl.client=false does not disable SASL")
 	}
-	if _, err := SASLSettingsFromProperties(map[string]string{PropSASLClient: "ja"}); err == nil {
+	if _, err := SettingsFromProperties(map[string]string{PropSASLClient: "ja"}); err == nil {
 		t.Fatal("zookeeper.sasl.client=ja accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"context"
@@ -20,8 +20,20 @@ const digestMD5 = "DIGEST-MD5"
 // checks the digest-uri against them.
 const zookeeperDigestURI = "zookeeper/zk-sasl-md5"
 
-// digestMechanism is the client side of DIGEST-MD5 (RFC 2831) with the
-// "auth" quality of protection, the only one ZooKeeper offers.
+// DigestMD5 returns DIGEST-MD5 (RFC 2831) as user with password, as a
+// Kafka broker authenticates with a JAAS Client section of ZooKeeper's
+// DigestLoginModule; the server then knows the client as sasl:user. It
+// speaks the "auth" quality of protection, the only one ZooKeeper offers,
+// with ZooKeeper's fixed digest-uri zookeeper/zk-sasl-md5, checks the
+// server's rspauth, and hashes credentials in ISO-8859-1 when they fit
+// in it, else in UTF-8. Unlike zkconn.WithDigest, a wrong password is
+// refused by the server (an *Error of Failure Rejected). An empty user
+// fails every dial before it reaches the server (ClientFailure).
+func DigestMD5(user, password string) Mechanism {
+	return newDigestMechanism(user, password)
+}
+
+// digestMechanism is the client side of DIGEST-MD5.
 type digestMechanism struct {
 	user, password string
 	digestURI      string
@@ -32,14 +44,24 @@ func newDigestMechanism(user, password string) *digestMechanism {
 	return &digestMechanism{user: user, password: password, digestURI: zookeeperDigestURI, cnonce: randomCnonce}
 }
 
-func (m *digestMechanism) name() string { return digestMD5 }
+// Name is "DIGEST-MD5".
+func (m *digestMechanism) Name() string { return digestMD5 }
 
 // String names the mechanism and the user, never the password, should
 // the mechanism be logged.
 func (m *digestMechanism) String() string { return digestMD5 + " as " + m.user }
 
-// start sends an empty first token: DIGEST-MD5 has no initial response.
-func (m *digestMechanism) start(_ context.Context, address string) (saslExchange, []byte, error) {
+// Prepare refuses an empty user name before anything is dialled.
+func (m *digestMechanism) Prepare(_ context.Context, address string) error {
+	if m.user == "" {
+		return &Error{Mechanism: digestMD5, Server: address, Failure: ClientFailure, Err: errors.New("no user name")}
+	}
+	return nil
+}
+
+// Authenticate sends an empty first token: DIGEST-MD5 has no initial
+// response.
+func (m *digestMechanism) Authenticate(_ context.Context, address string) (Exchange, []byte, error) {
 	return &digestExchange{m: m, server: address}, []byte{}, nil
 }
 
@@ -61,50 +83,51 @@ type digestExchange struct {
 	rspauth string
 }
 
-func (x *digestExchange) fail(f SASLFailure, format string, args ...any) error {
-	return &SASLError{Mechanism: digestMD5, Server: x.server, Failure: f, Err: fmt.Errorf(format, args...)}
+func (x *digestExchange) fail(f Failure, format string, args ...any) error {
+	return &Error{Mechanism: digestMD5, Server: x.server, Failure: f, Err: fmt.Errorf(format, args...)}
 }
 
-func (x *digestExchange) step(challenge []byte) ([]byte, bool, error) {
+// Challenge answers the server's challenge, then checks its rspauth.
+func (x *digestExchange) Challenge(challenge []byte) (bool, []byte, error) {
 	switch {
 	case challenge == nil && x.rspauth == "":
 		// An error-free null token: the server has no JAAS Server section.
-		return nil, false, x.fail(SASLServerInvalid, "the server sent no digest challenge: it is not configured for SASL")
+		return false, nil, x.fail(ServerInvalid, "the server sent no digest challenge: it is not configured for SASL")
 	case challenge == nil:
 		// The server lets clients whose exchange failed go on
 		// unauthenticated (zookeeper.allowSaslFailedClients).
-		return nil, false, x.fail(SASLServerInvalid, "the server sent no rspauth: it did not authenticate the client (a wrong password on a server with zookeeper.allowSaslFailedClients?)")
+		return false, nil, x.fail(ServerInvalid, "the server sent no rspauth: it did not authenticate the client (a wrong password on a server with zookeeper.allowSaslFailedClients?)")
 	}
 	if x.rspauth == "" {
 		response, err := x.respond(challenge)
-		return response, false, err
+		return false, response, err
 	}
-	return nil, true, x.verify(challenge)
+	return true, nil, x.verify(challenge)
 }
 
 // respond answers the server's digest-challenge with a digest-response.
 func (x *digestExchange) respond(challenge []byte) ([]byte, error) {
 	d, err := parseDirectives(string(challenge))
 	if err != nil {
-		return nil, x.fail(SASLServerInvalid, "bad digest challenge: %v", err)
+		return nil, x.fail(ServerInvalid, "bad digest challenge: %v", err)
 	}
 	nonce := d.get("nonce")
 	if nonce == "" {
-		return nil, x.fail(SASLServerInvalid, "the digest challenge has no nonce")
+		return nil, x.fail(ServerInvalid, "the digest challenge has no nonce")
 	}
 	if alg := d.get("algorithm"); alg != "md5-sess" {
-		return nil, x.fail(SASLServerInvalid, "the digest challenge asks for algorithm %q, not md5-sess", alg)
+		return nil, x.fail(ServerInvalid, "the digest challenge asks for algorithm %q, not md5-sess", alg)
 	}
 	if qop := d.get("qop"); qop != "" && !hasToken(qop, "auth") {
-		return nil, x.fail(SASLServerInvalid, "the server offers qop %q, without auth", qop)
+		return nil, x.fail(ServerInvalid, "the server offers qop %q, without auth", qop)
 	}
 	utf8Charset := strings.EqualFold(d.get("charset"), "utf-8")
 	if !utf8Charset && !(fitsLatin1(x.m.user) && fitsLatin1(x.m.password)) {
-		return nil, x.fail(SASLClientFailure, "the credentials need UTF-8 and the server does not offer it")
+		return nil, x.fail(ClientFailure, "the credentials need UTF-8 and the server does not offer it")
 	}
 	cnonce, err := x.m.cnonce()
 	if err != nil {
-		return nil, x.fail(SASLClientFailure, "make a cnonce: %v", err)
+		return nil, x.fail(ClientFailure, "make a cnonce: %v", err)
 	}
 	p := digestParams{user: x.m.user, realm: d.get("realm"), password: x.m.password, nonce: nonce, cnonce: cnonce,
 		nc: "00000001", qop: "auth", uri: x.m.digestURI}
@@ -122,14 +145,14 @@ func (x *digestExchange) respond(challenge []byte) ([]byte, error) {
 func (x *digestExchange) verify(reply []byte) error {
 	d, err := parseDirectives(string(reply))
 	if err != nil {
-		return x.fail(SASLServerInvalid, "bad reply to the digest response: %v", err)
+		return x.fail(ServerInvalid, "bad reply to the digest response: %v", err)
 	}
 	got := d.get("rspauth")
 	if got == "" {
-		return x.fail(SASLServerInvalid, "the reply to the digest response has no rspauth")
+		return x.fail(ServerInvalid, "the reply to the digest response has no rspauth")
 	}
 	if !hmac.Equal([]byte(strings.ToLower(got)), []byte(x.rspauth)) {
-		return x.fail(SASLServerInvalid, "the server's rspauth does not match: it does not know the password")
+		return x.fail(ServerInvalid, "the server's rspauth does not match: it does not know the password")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"context"
@@ -135,14 +135,14 @@ func (s *ticketStore) counts() (logins, fetches int) {
 }
 
 // ticketFailure classifies an error getting tickets: no KDC answered in
-// time (SASLKDCUnreachable) or anything else, such as a principal the KDC
-// does not know or a key it refuses (SASLClientFailure).
-func ticketFailure(server string, err error) *SASLError {
-	failure := SASLClientFailure
+// time (KDCUnreachable) or anything else, such as a principal the KDC
+// does not know or a key it refuses (ClientFailure).
+func ticketFailure(server string, err error) *Error {
+	failure := ClientFailure
 	var ke krberror.Krberror
 	if (errors.As(err, &ke) && ke.RootCause == krberror.NetworkingError) ||
 		errors.Is(err, context.DeadlineExceeded) {
-		failure = SASLKDCUnreachable
+		failure = KDCUnreachable
 	}
-	return &SASLError{Mechanism: gssapiName, Server: server, Failure: failure, Err: err}
+	return &Error{Mechanism: gssapiName, Server: server, Failure: failure, Err: err}
 }

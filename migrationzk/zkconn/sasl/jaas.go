@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"errors"
@@ -25,9 +25,9 @@ const (
 // zookeeper.sasl.clientconfig names another.
 const DefaultJAASSection = "Client"
 
-// SASLSettings are the SASL settings of ZooKeeper's Java client, which a
+// Settings are the SASL settings of ZooKeeper's Java client, which a
 // Kafka broker or tool takes from system properties.
-type SASLSettings struct {
+type Settings struct {
 	// JAASFile is java.security.auth.login.config: the JAAS file whose
 	// section configures the client. Empty means no SASL.
 	JAASFile string
@@ -50,11 +50,11 @@ type SASLSettings struct {
 	Krb5Conf string
 }
 
-// SASLSettingsFromProperties reads SASLSettings from properties named
-// as the Java system properties (PropJAASConfig and the others); other
-// keys are ignored. A boolean that is neither true nor false is an error.
-func SASLSettingsFromProperties(props map[string]string) (SASLSettings, error) {
-	s := SASLSettings{
+// SettingsFromProperties reads Settings from properties named as the
+// Java system properties (PropJAASConfig and the others); other keys are
+// ignored. A boolean that is neither true nor false is an error.
+func SettingsFromProperties(props map[string]string) (Settings, error) {
+	s := Settings{
 		JAASFile:        props[PropJAASConfig],
 		Section:         props[PropSASLClientConfig],
 		ServiceName:     props[PropSASLServiceName],
@@ -63,11 +63,11 @@ func SASLSettingsFromProperties(props map[string]string) (SASLSettings, error) {
 	}
 	enabled, err := boolProperty(props, PropSASLClient, true)
 	if err != nil {
-		return SASLSettings{}, err
+		return Settings{}, err
 	}
 	canonicalize, err := boolProperty(props, PropCanonicalizeHostname, true)
 	if err != nil {
-		return SASLSettings{}, err
+		return Settings{}, err
 	}
 	s.Disabled, s.NoCanonicalization = !enabled, !canonicalize
 	return s, nil
@@ -80,25 +80,31 @@ func boolProperty(props map[string]string, key string, def bool) (bool, error) {
 	}
 	b, err := strconv.ParseBool(strings.TrimSpace(v))
 	if err != nil || (strings.TrimSpace(v) != "true" && strings.TrimSpace(v) != "false") {
-		return false, fmt.Errorf("zkconn: %s=%q: want true or false", key, v)
+		return false, fmt.Errorf("sasl: %s=%q: want true or false", key, v)
 	}
 	return b, nil
 }
 
-// JAASError reports a JAAS file that zkconn cannot use. Err never holds
-// a password.
+// JAASError reports a JAAS configuration that cannot be used: a file that
+// cannot be read or parsed, a section that is missing, or a login module
+// or option that is not supported. Err never holds a password.
 type JAASError struct {
+	// Path is the file, or empty for text not read from a file.
 	Path string
-	// Line is where the problem is, or 0 for the whole file.
+	// Line is where the problem is, or 0 for the whole configuration.
 	Line int
 	Err  error
 }
 
 func (e *JAASError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("zkconn: JAAS file %s, line %d: %v", e.Path, e.Line, e.Err)
+	where := "JAAS configuration"
+	if e.Path != "" {
+		where = "JAAS file " + e.Path
 	}
-	return fmt.Sprintf("zkconn: JAAS file %s: %v", e.Path, e.Err)
+	if e.Line > 0 {
+		return fmt.Sprintf("sasl: %s, line %d: %v", where, e.Line, e.Err)
+	}
+	return fmt.Sprintf("sasl: %s: %v", where, e.Err)
 }
 
 func (e *JAASError) Unwrap() error { return e.Err }
@@ -109,8 +115,29 @@ const (
 	krb5LoginModule   = "com.sun.security.auth.module.Krb5LoginModule"
 )
 
-// mechanism returns the mechanism s configures, nil for none.
-func (s SASLSettings) mechanism() (saslMechanism, error) {
+// FromJAASFile returns the mechanism the Client section of the JAAS file
+// at path configures, as ZooKeeper's Java client reads it when
+// java.security.auth.login.config names the file: it is
+// Settings{JAASFile: path}.Mechanism(), and an empty path is an error.
+func FromJAASFile(path string) (Mechanism, error) {
+	if path == "" {
+		return nil, &JAASError{Err: errors.New("no JAAS file given")}
+	}
+	return Settings{JAASFile: path}.Mechanism()
+}
+
+// Mechanism returns the mechanism s configures: the JAAS file's section
+// (Section, else "Client") must hold exactly one login module,
+// DigestLoginModule (username, password) for DigestMD5 or Krb5LoginModule
+// for Kerberos, whose KerberosConfig the module's options and s's server
+// principal settings make. Options that change nothing for a client
+// (storeKey, debug, user_NAME, ...) are accepted; any other is an error
+// that names it, as are another login module and a missing section:
+// ZooKeeper's client would then connect without SASL, but a file given on
+// purpose must be used. It returns nil and no error when s configures no
+// SASL: no JAAS file, or Disabled. Errors are *JAASError; one from
+// Kerberos wraps its *Error.
+func (s Settings) Mechanism() (Mechanism, error) {
 	if s.Disabled || s.JAASFile == "" {
 		return nil, nil
 	}
@@ -135,7 +162,7 @@ func (s SASLSettings) mechanism() (saslMechanism, error) {
 		return nil, &JAASError{Path: s.JAASFile, Err: fmt.Errorf("no section %q (sections: %s)", section, strings.Join(sortedKeys(sections), ", "))}
 	}
 	if len(entries) != 1 {
-		return nil, &JAASError{Path: s.JAASFile, Err: fmt.Errorf("section %q has %d login modules; zkconn supports exactly one", section, len(entries))}
+		return nil, &JAASError{Path: s.JAASFile, Err: fmt.Errorf("section %q has %d login modules; exactly one is supported", section, len(entries))}
 	}
 	mech, err := s.mechanismFor(entries[0])
 	if err != nil {
@@ -153,22 +180,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func (s SASLSettings) mechanismFor(e jaasEntry) (saslMechanism, error) {
-	switch e.module {
+func (s Settings) mechanismFor(e jaasEntry) (Mechanism, error) {
+	switch e.LoginModule {
 	case digestLoginModule:
 		user, password, err := digestOptions(e)
 		if err != nil {
 			return nil, err
 		}
-		return newDigestMechanism(user, password), nil
+		return DigestMD5(user, password), nil
 	case krb5LoginModule:
 		cfg, err := s.kerberosOptions(e)
 		if err != nil {
 			return nil, err
 		}
-		return newKerberosMechanism(cfg)
+		return Kerberos(cfg)
 	}
-	return nil, fmt.Errorf("login module %s is not supported (use %s or %s)", e.module, digestLoginModule, krb5LoginModule)
+	return nil, fmt.Errorf("login module %s is not supported (use %s or %s)", e.LoginModule, digestLoginModule, krb5LoginModule)
 }
 
 // digestOptions reads DigestLoginModule's options. The module reads
@@ -182,12 +209,12 @@ func digestOptions(e jaasEntry) (user, password string, err error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return "", "", fmt.Errorf("%s: unsupported options %s", e.module, strings.Join(unknown, ", "))
+		return "", "", fmt.Errorf("%s: unsupported options %s", e.LoginModule, strings.Join(unknown, ", "))
 	}
-	user, okUser := e.options["username"]
-	password, okPassword := e.options["password"]
+	user, okUser := e.Options["username"]
+	password, okPassword := e.Options["password"]
 	if !okUser || user == "" || !okPassword {
-		return "", "", fmt.Errorf("%s needs username and password", e.module)
+		return "", "", fmt.Errorf("%s needs username and password", e.LoginModule)
 	}
 	return user, password, nil
 }
@@ -202,7 +229,7 @@ func krb5Inert() map[string]bool {
 }
 
 // kerberosOptions maps Krb5LoginModule's options to a KerberosConfig.
-func (s SASLSettings) kerberosOptions(e jaasEntry) (KerberosConfig, error) {
+func (s Settings) kerberosOptions(e jaasEntry) (KerberosConfig, error) {
 	inert := krb5Inert()
 	var unsupported []string
 	for _, k := range e.keys {
@@ -217,32 +244,32 @@ func (s SASLSettings) kerberosOptions(e jaasEntry) (KerberosConfig, error) {
 		}
 	}
 	if len(unsupported) > 0 {
-		return KerberosConfig{}, fmt.Errorf("%s: unsupported options %s", e.module, strings.Join(unsupported, ", "))
+		return KerberosConfig{}, fmt.Errorf("%s: unsupported options %s", e.LoginModule, strings.Join(unsupported, ", "))
 	}
 	if initiator, _ := jaasBool(e, "isInitiator", true); !initiator {
-		return KerberosConfig{}, fmt.Errorf("%s: isInitiator=false: a client must initiate", e.module)
+		return KerberosConfig{}, fmt.Errorf("%s: isInitiator=false: a client must initiate", e.LoginModule)
 	}
 	useKeyTab, _ := jaasBool(e, "useKeyTab", false)
 	useCache, _ := jaasBool(e, "useTicketCache", false)
-	cfg := KerberosConfig{Principal: e.options["principal"], UseTicketCache: useCache, TicketCache: e.options["ticketCache"],
+	cfg := KerberosConfig{Principal: e.Options["principal"], UseTicketCache: useCache, TicketCache: e.Options["ticketCache"],
 		Krb5Conf: s.Krb5Conf, ServiceName: s.ServiceName, ServerPrincipal: s.ServerPrincipal, CanonicalizeHostname: !s.NoCanonicalization}
 	switch {
-	case useKeyTab && e.options["keyTab"] == "":
-		return KerberosConfig{}, fmt.Errorf("%s: useKeyTab=true without keyTab: the default keytab is not supported", e.module)
+	case useKeyTab && e.Options["keyTab"] == "":
+		return KerberosConfig{}, fmt.Errorf("%s: useKeyTab=true without keyTab: the default keytab is not supported", e.LoginModule)
 	case useKeyTab && cfg.Principal == "":
-		return KerberosConfig{}, fmt.Errorf("%s: useKeyTab=true without principal: a client that cannot prompt needs it", e.module)
+		return KerberosConfig{}, fmt.Errorf("%s: useKeyTab=true without principal: a client that cannot prompt needs it", e.LoginModule)
 	case !useKeyTab && !useCache:
-		return KerberosConfig{}, fmt.Errorf("%s: neither useKeyTab nor useTicketCache: logging in with a password prompt is not supported", e.module)
+		return KerberosConfig{}, fmt.Errorf("%s: neither useKeyTab nor useTicketCache: logging in with a password prompt is not supported", e.LoginModule)
 	}
 	if useKeyTab {
-		cfg.KeyTab = e.options["keyTab"]
+		cfg.KeyTab = e.Options["keyTab"]
 	}
 	return cfg, nil
 }
 
 // jaasBool reads a boolean option, def when absent.
 func jaasBool(e jaasEntry, key string, def bool) (bool, error) {
-	v, ok := e.options[key]
+	v, ok := e.Options[key]
 	if !ok {
 		return def, nil
 	}
@@ -252,5 +279,5 @@ func jaasBool(e jaasEntry, key string, def bool) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, fmt.Errorf("%s: %s=%q: want true or false", e.module, key, v)
+	return false, fmt.Errorf("%s: %s=%q: want true or false", e.LoginModule, key, v)
 }

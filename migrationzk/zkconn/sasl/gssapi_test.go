@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"bytes"
@@ -161,11 +161,11 @@ func (a *acceptor) checkChoice(token []byte, authzid string) {
 	}
 }
 
-func startExchange(t *testing.T, m *kerberosMechanism) (saslExchange, []byte) {
+func startExchange(t *testing.T, m *kerberosMechanism) (Exchange, []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ex, token, err := m.start(ctx, "127.0.0.1:2181")
+	ex, token, err := m.Authenticate(ctx, "127.0.0.1:2181")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,12 +188,12 @@ func TestGSSAPIExchangeWithoutMutualAuth(t *testing.T) {
 	if got := a.auth.Cksum.Checksum; len(got) != 24 || got[20] != gssFlagInteg|gssFlagConf {
 		t.Errorf("authenticator checksum %x", got)
 	}
-	resp, done, err := ex.step(a.offer([]byte{1, 1, 0, 0}))
+	done, resp, err := ex.Challenge(a.offer([]byte{1, 1, 0, 0}))
 	if err != nil || done {
 		t.Fatalf("offer: done %v, %v", done, err)
 	}
 	a.checkChoice(resp, "kafka@EXAMPLE.TEST")
-	if resp, done, err = ex.step(nil); err != nil || !done || resp != nil {
+	if done, resp, err = ex.Challenge(nil); err != nil || !done || resp != nil {
 		t.Fatalf("final: %x, done %v, %v", resp, done, err)
 	}
 	// The next connection sends a new authenticator, never the same
@@ -219,11 +219,11 @@ func TestGSSAPIExchangeWithMutualAuth(t *testing.T) {
 	if !types.IsFlagSet(&a.req.APOptions, flags.APOptionMutualRequired) {
 		t.Error("mutual authentication not asked for")
 	}
-	resp, done, err := ex.step(a.apRep(0))
+	done, resp, err := ex.Challenge(a.apRep(0))
 	if err != nil || done || resp == nil || len(resp) != 0 {
 		t.Fatalf("AP-REP: %x, done %v, %v", resp, done, err)
 	}
-	resp, _, err = ex.step(a.offer([]byte{1, 1, 0, 0}))
+	_, resp, err = ex.Challenge(a.offer([]byte{1, 1, 0, 0}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +231,8 @@ func TestGSSAPIExchangeWithMutualAuth(t *testing.T) {
 
 	ex, token = startExchange(t, m)
 	a = r.accept(t, token)
-	_, _, err = ex.step(a.apRep(1))
-	wantFailure(t, err, SASLServerInvalid)
+	_, _, err = ex.Challenge(a.apRep(1))
+	wantFailure(t, err, ServerInvalid)
 }
 
 // The client refuses a server whose replies fail its checks.
@@ -266,16 +266,16 @@ func TestGSSAPIExchangeRefusesBadReplies(t *testing.T) {
 	for name, reply := range cases {
 		t.Run(name, func(t *testing.T) {
 			ex, token := startExchange(t, m)
-			_, _, err := ex.step(reply(r.accept(t, token)))
-			wantFailure(t, err, SASLServerInvalid)
+			_, _, err := ex.Challenge(reply(r.accept(t, token)))
+			wantFailure(t, err, ServerInvalid)
 		})
 	}
 	ex, token := startExchange(t, m)
-	if _, _, err := ex.step(r.accept(t, token).offer([]byte{1, 1, 0, 0})); err != nil {
+	if _, _, err := ex.Challenge(r.accept(t, token).offer([]byte{1, 1, 0, 0})); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = ex.step([]byte{1})
-	wantFailure(t, err, SASLServerInvalid)
+	_, _, err = ex.Challenge([]byte{1})
+	wantFailure(t, err, ServerInvalid)
 }
 
 // A rotated offer (RRC) is read as the unrotated one.
@@ -289,11 +289,11 @@ func TestUnrotate(t *testing.T) {
 	}
 }
 
-func wantFailure(t *testing.T, err error, want SASLFailure) {
+func wantFailure(t *testing.T, err error, want Failure) {
 	t.Helper()
-	var se *SASLError
+	var se *Error
 	if !errors.As(err, &se) {
-		t.Fatalf("error %v (%T), want a *SASLError", err, err)
+		t.Fatalf("error %v (%T), want a *Error", err, err)
 	}
 	if se.Failure != want || se.Mechanism != "GSSAPI" {
 		t.Fatalf("%v: failure %v, mechanism %q; want %v", err, se.Failure, se.Mechanism, want)

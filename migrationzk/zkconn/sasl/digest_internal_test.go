@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"context"
@@ -20,11 +20,11 @@ const rfc2831Challenge = `realm="elwood.innosoft.com",nonce="OA6MG9tEQGm2hh",qop
 
 // The response and rspauth of RFC 2831's example.
 func TestDigestRFC2831Example(t *testing.T) {
-	ex, first, err := rfc2831Mechanism().start(context.Background(), "imap:143")
+	ex, first, err := rfc2831Mechanism().Authenticate(context.Background(), "imap:143")
 	if err != nil || first == nil || len(first) != 0 {
 		t.Fatalf("first token %q (nil %v), %v; want an empty one", first, first == nil, err)
 	}
-	response, done, err := ex.step([]byte(rfc2831Challenge))
+	done, response, err := ex.Challenge([]byte(rfc2831Challenge))
 	if err != nil || done {
 		t.Fatalf("step: done %v, %v", done, err)
 	}
@@ -40,13 +40,13 @@ func TestDigestRFC2831Example(t *testing.T) {
 			t.Errorf("%s=%q; want %q (response %s)", k, d.get(k), v, response)
 		}
 	}
-	if _, done, err := ex.step([]byte("rspauth=ea40f60335c427b5527b84dbabcdfffd")); err != nil || !done {
+	if done, _, err := ex.Challenge([]byte("rspauth=ea40f60335c427b5527b84dbabcdfffd")); err != nil || !done {
 		t.Fatalf("rspauth: done %v, %v", done, err)
 	}
 }
 
 // A wrong rspauth, a null token and a challenge without md5-sess are the
-// server's fault (SASLServerInvalid).
+// server's fault (ServerInvalid).
 func TestDigestRefusesBadServer(t *testing.T) {
 	cases := map[string][]string{
 		"wrong rspauth":        {rfc2831Challenge, "rspauth=ea40f60335c427b5527b84dbabcdfffe"},
@@ -59,20 +59,20 @@ func TestDigestRefusesBadServer(t *testing.T) {
 		"unterminated quoting": {`realm="r,nonce="n",algorithm=md5-sess`},
 	}
 	for name, tokens := range cases {
-		ex, _, _ := rfc2831Mechanism().start(context.Background(), "imap:143")
+		ex, _, _ := rfc2831Mechanism().Authenticate(context.Background(), "imap:143")
 		var err error
 		for _, tok := range tokens {
 			var b []byte
 			if tok != "\x00null" {
 				b = []byte(tok)
 			}
-			if _, _, err = ex.step(b); err != nil {
+			if _, _, err = ex.Challenge(b); err != nil {
 				break
 			}
 		}
-		var se *SASLError
-		if !errors.As(err, &se) || se.Failure != SASLServerInvalid {
-			t.Errorf("%s: %v; want a *SASLError, SASLServerInvalid", name, err)
+		var se *Error
+		if !errors.As(err, &se) || se.Failure != ServerInvalid {
+			t.Errorf("%s: %v; want a *Error, ServerInvalid", name, err)
 		}
 	}
 }
@@ -93,7 +93,7 @@ func TestDigestLatin1Rule(t *testing.T) {
 	if err != nil || d.get("username") != `a"b\c` || d.get("realm") != "x" {
 		t.Errorf("parse: %v, %v", d, err)
 	}
-	if strings.Contains((&SASLError{Mechanism: digestMD5, Server: "s", Failure: SASLRejected, Err: errors.New("x")}).Error(), "secret") {
+	if strings.Contains((&Error{Mechanism: digestMD5, Server: "s", Failure: Rejected, Err: errors.New("x")}).Error(), "secret") {
 		t.Error("an error names the password")
 	}
 }

@@ -1,16 +1,28 @@
-package zkconn
+package sasl
 
 import (
 	"fmt"
 	"strings"
 )
 
-// jaasEntry is one login module of a JAAS section.
+// JAASEntry is one login module entry.
+type JAASEntry struct {
+	// LoginModule is the login module's class name.
+	LoginModule string
+	// Flag is the control flag, in lower case: required, requisite,
+	// sufficient or optional.
+	Flag string
+	// Options are the entry's options; of an option given twice, the
+	// last value counts, as for the JDK and Kafka.
+	Options map[string]string
+}
+
+// jaasEntry is a JAASEntry with its option names in the order given and
+// the line it starts on.
 type jaasEntry struct {
-	module, flag string
-	options      map[string]string
-	keys         []string // the option names, in the file's order
-	line         int
+	JAASEntry
+	keys []string
+	line int
 }
 
 // jaasToken is a word, a quoted string or one of { } ; =.
@@ -20,11 +32,35 @@ type jaasToken struct {
 	line   int
 }
 
-// parseJAAS parses a JAAS login configuration file:
+// ParseJAAS parses a JAAS file's text into its sections, by name:
 //
 //	Name { module.Class flag key=value key="value"; ... };
 //
-// with // and /* */ comments. Section names keep their case.
+// with // and /* */ comments, as the JDK reads java.security.auth.login.config.
+// Section names keep their case. Values are read as written: ${property}
+// expansion, which the JDK makes, is refused. Errors are *JAASError
+// (without a Path) and never hold an option's value.
+func ParseJAAS(src string) (map[string][]JAASEntry, error) {
+	sections, err := parseJAAS(src)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]JAASEntry, len(sections))
+	for name, entries := range sections {
+		out[name] = exportEntries(entries)
+	}
+	return out, nil
+}
+
+func exportEntries(entries []jaasEntry) []JAASEntry {
+	out := make([]JAASEntry, len(entries))
+	for i, e := range entries {
+		out[i] = e.JAASEntry
+	}
+	return out
+}
+
+// parseJAAS is ParseJAAS with each entry's option order and line.
 func parseJAAS(src string) (map[string][]jaasEntry, error) {
 	toks, err := jaasTokens(src)
 	if err != nil {
@@ -134,7 +170,7 @@ func (p *jaasParser) entry() (jaasEntry, error) {
 		p.pos--
 		return jaasEntry{}, p.errorf("control flag %q: want required, requisite, sufficient or optional", flag.text)
 	}
-	e := jaasEntry{module: module.text, flag: strings.ToLower(flag.text), options: map[string]string{}, line: module.line}
+	e := jaasEntry{JAASEntry: JAASEntry{LoginModule: module.text, Flag: strings.ToLower(flag.text), Options: map[string]string{}}, line: module.line}
 	for !p.peek(";") {
 		key, err := p.word("an option name or \";\"")
 		if err != nil {
@@ -151,10 +187,10 @@ func (p *jaasParser) entry() (jaasEntry, error) {
 		if strings.Contains(value.text, "${") {
 			return jaasEntry{}, &JAASError{Line: value.line, Err: fmt.Errorf("option %s: ${property} expansion is not supported", key.text)}
 		}
-		if _, dup := e.options[key.text]; !dup {
+		if _, dup := e.Options[key.text]; !dup {
 			e.keys = append(e.keys, key.text)
 		}
-		e.options[key.text] = value.text // the last one counts, as for the JDK
+		e.Options[key.text] = value.text // the last one counts, as for the JDK
 	}
 	p.pos++
 	return e, nil

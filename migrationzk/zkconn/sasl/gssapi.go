@@ -1,4 +1,4 @@
-package zkconn
+package sasl
 
 import (
 	"bytes"
@@ -135,34 +135,34 @@ func parseGSSToken(b []byte) (id, msg []byte, err error) {
 	return body[:2], body[2:], nil
 }
 
-// step takes the server's reply to the last request.
-func (ex *gssapiExchange) step(challenge []byte) ([]byte, bool, error) {
+// Challenge takes the server's reply to the last request.
+func (ex *gssapiExchange) Challenge(challenge []byte) (bool, []byte, error) {
 	switch ex.stage {
 	case awaitAPRep:
 		if err := ex.checkAPRep(challenge); err != nil {
-			return nil, false, ex.invalid(err)
+			return false, nil, ex.invalid(err)
 		}
 		ex.stage = awaitLayers
-		return []byte{}, false, nil
+		return false, []byte{}, nil
 	case awaitLayers:
 		resp, err := ex.chooseLayer(challenge)
 		if err != nil {
-			return nil, false, ex.invalid(err)
+			return false, nil, ex.invalid(err)
 		}
 		ex.stage = awaitEnd
-		return resp, false, nil
+		return false, resp, nil
 	case awaitEnd:
 		if challenge != nil {
-			return nil, false, ex.invalid(fmt.Errorf("a %d-byte token where the server's final reply carries none", len(challenge)))
+			return false, nil, ex.invalid(fmt.Errorf("a %d-byte token where the server's final reply carries none", len(challenge)))
 		}
 		ex.stage = finished
-		return nil, true, nil
+		return true, nil, nil
 	}
-	return nil, false, ex.invalid(errors.New("a reply after the exchange ended"))
+	return false, nil, ex.invalid(errors.New("a reply after the exchange ended"))
 }
 
-func (ex *gssapiExchange) invalid(err error) *SASLError {
-	return &SASLError{Mechanism: gssapiName, Server: ex.server, Failure: SASLServerInvalid, Err: err}
+func (ex *gssapiExchange) invalid(err error) *Error {
+	return &Error{Mechanism: gssapiName, Server: ex.server, Failure: ServerInvalid, Err: err}
 }
 
 // checkAPRep checks that the server's AP-REP answers our authenticator,
