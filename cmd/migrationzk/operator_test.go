@@ -185,47 +185,45 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestConfirm runs rollback-fix --apply with stdin a terminal (the check
-// injected) and not: it asks on a terminal unless --yes, and proceeds
-// without asking otherwise. Every write is printed as it is made.
+// TestConfirm runs rollback-fix --apply and repair-null-migration
+// --apply with stdin a terminal (the check injected) and not: both ask
+// on a terminal unless --yes, and write off a terminal only with --yes;
+// without it nothing is written and they exit 2 saying to add --yes.
+// Every write is printed as it is made.
 // Situation: the operator answers no, yes, nothing (end of input); --yes;
-// stdin not a terminal.
+// stdin not a terminal, with "n", "y" or nothing piped in, and with --yes.
 func TestConfirm(t *testing.T) {
 	srv := zktest.Start(t)
 	admin := srv.Connect(t)
 	for _, tc := range []struct {
-		name    string
-		env     inProcess
-		args    []string
-		applied bool
-		asked   bool
+		name  string
+		env   inProcess
+		args  []string
+		code  int
+		asked bool
 	}{
-		{"terminal-no", inProcess{stdinTTY: true, stdin: "n\n"}, nil, false, true},
-		{"terminal-eof", inProcess{stdinTTY: true}, nil, false, true},
-		{"terminal-yes", inProcess{stdinTTY: true, stdin: "yes\n"}, nil, true, true},
-		{"terminal-flag-yes", inProcess{stdinTTY: true}, []string{"--yes"}, true, false},
-		{"not-terminal", inProcess{stdin: "n\n"}, nil, true, false},
+		{"terminal-no", inProcess{stdinTTY: true, stdin: "n\n"}, nil, exitProblem, true},
+		{"terminal-eof", inProcess{stdinTTY: true}, nil, exitProblem, true},
+		{"terminal-yes", inProcess{stdinTTY: true, stdin: "yes\n"}, nil, exitOK, true},
+		{"terminal-flag-yes", inProcess{stdinTTY: true}, []string{"--yes"}, exitOK, false},
+		{"not-terminal-n", inProcess{stdin: "n\n"}, nil, exitError, false},
+		{"not-terminal-y", inProcess{stdin: "y\n"}, nil, exitError, false},
+		{"not-terminal", inProcess{}, nil, exitError, false},
+		{"not-terminal-flag-yes", inProcess{stdin: "n\n"}, []string{"--yes"}, exitOK, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newCluster(t, srv, admin, tc.name)
+		t.Run("rollback-fix/"+tc.name, func(t *testing.T) {
+			c := newCluster(t, srv, admin, "fix-"+tc.name)
 			c.seedKafka(43, uniform("orders", 3, 50))
 			c.zkController(1)
 			ctl, _ := c.get(znode.ControllerPath)
 			r := c.runWith(tc.env, append([]string{"rollback-fix", "--apply"}, tc.args...)...)
-			if asked := strings.Contains(r.stderr, "Proceed? [y/N]"); asked != tc.asked {
-				t.Fatalf("asked %v, want %v: %s", asked, tc.asked, r)
-			}
-			if !tc.applied {
-				wantCode(t, r, exitProblem)
-				wantOutput(t, r, "Cancelled: nothing was changed.")
+			checkConfirm(t, r, tc.code, tc.asked)
+			if tc.code != exitOK {
 				c.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
 				c.unchanged(znode.ControllerPath, ctl, 0)
-				if strings.Contains(r.stderr, "write 1/2") {
-					t.Fatalf("a write was made: %s", r)
-				}
+				wantOutput(t, r, "Plan:\n  1. set "+c.root+"/controller_epoch from 43 to 50")
 				return
 			}
-			wantCode(t, r, exitOK)
 			want := "write 1/2: set " + c.root + `/controller_epoch at version 43 from "43" to "50"` + "\n" +
 				"write 1/2: ok, now version 44\n" +
 				"write 2/2: delete " + c.root + "/controller at version 0, holding " + fmt.Sprintf("%q", ctl) + "\n" +
@@ -235,6 +233,43 @@ func TestConfirm(t *testing.T) {
 			}
 			c.unchanged(znode.ControllerEpochPath, []byte("50"), 44)
 		})
+		t.Run("repair-null-migration/"+tc.name, func(t *testing.T) {
+			c := newCluster(t, srv, admin, "repair-"+tc.name)
+			c.seedKafka(43)
+			c.migration(nil)
+			r := c.runWith(tc.env, append([]string{"repair-null-migration", "--apply"}, tc.args...)...)
+			checkConfirm(t, r, tc.code, tc.asked)
+			if tc.code != exitOK {
+				c.unchanged(znode.MigrationPath, nil, 0)
+				wantOutput(t, r, "set "+c.root+"/migration from null data to the initial state")
+				return
+			}
+			if !strings.Contains(r.stderr, "write 1/1: ok, now version 1\n") {
+				t.Fatalf("stderr lacks the write:\n%s", r)
+			}
+			c.unchanged(znode.MigrationPath, znode.InitialMigration().Encode(), 1)
+		})
+	}
+}
+
+// checkConfirm checks the exit code of a writing command run with
+// --apply, whether it asked, and what it says when it did not write.
+func checkConfirm(t *testing.T, r result, code int, asked bool) {
+	t.Helper()
+	wantCode(t, r, code)
+	if got := strings.Contains(r.stderr, "Proceed? [y/N]"); got != asked {
+		t.Fatalf("asked %v, want %v: %s", got, asked, r)
+	}
+	switch code {
+	case exitProblem:
+		wantOutput(t, r, "Cancelled: nothing was changed.")
+	case exitError:
+		if !strings.Contains(r.stderr, "stdin is not a terminal") || !strings.Contains(r.stderr, "add --yes") {
+			t.Fatalf("stderr does not say to add --yes:\n%s", r)
+		}
+	}
+	if code != exitOK && strings.Contains(r.stderr, "write 1/") {
+		t.Fatalf("a write was made: %s", r)
 	}
 }
 
