@@ -88,7 +88,7 @@ func TestOutputMatrix(t *testing.T) {
 	saslZK := []string{"--zk", strings.Join(sasl.srv.Servers, ",") + sasl.root, "--timeout", "30s"}
 	cases := []failureCase{
 		{kind: kindUsage, flags: append(plainZK, "--root", ok.root, "--timeout", "0s"), want: "--timeout 0s: must be positive"},
-		{kind: kindTLSConfig, flags: append(securedZK, "--zk-tls-config-file", s.files["unknown-key"]), want: "zookeeper.ssl.keystore.locaton: unknown property"},
+		{kind: kindTLSConfig, flags: append(securedZK, "--zk-tls-config-file", s.files["unknown-key"]), want: "zookeeper.ssl.keystore.locaton: unknown property: did you mean zookeeper.ssl.keystore.location?"},
 		{kind: kindTLS, flags: securedZK, want: "the server speaks TLS on this port (secureClientPort); pass --zk-tls-config-file"},
 		{kind: kindSASLConfig, flags: append(saslZK, "--zk-jaas-config", "/nonexistent/jaas.conf"), want: "--zk-jaas-config: zkconn: JAAS file /nonexistent/jaas.conf"},
 		{kind: kindCredentials, flags: append(saslZK, "--zk-jaas-config", tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))), want: "SASL DIGEST-MD5 authentication with"},
