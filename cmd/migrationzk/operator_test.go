@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -168,20 +169,61 @@ func TestVersion(t *testing.T) {
 	if v := version(); v == "" {
 		t.Fatal("empty version")
 	}
+	stamp := vcsStamp{revision: "feedface", time: "2026-12-02T08:00:00Z", modified: true}
 	for _, tc := range []struct {
-		info debug.BuildInfo
-		want string
+		info    debug.BuildInfo
+		stamped vcsStamp
+		want    string
 	}{
 		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
 			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "4352023abc"}, {Key: "vcs.time", Value: "2026-12-01T21:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
-			"devel (revision 4352023abc, 2026-12-01T21:00:00Z, modified)"},
+			vcsStamp{}, "devel (revision 4352023abc, 2026-12-01T21:00:00Z, modified)"},
 		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "4352023abc"}, {Key: "vcs.modified", Value: "false"}}},
-			"v1.2.0 (revision 4352023abc)"},
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
+			stamp, "v1.2.0 (revision 4352023abc)"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, vcsStamp{}, "devel"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, stamp, "devel (revision feedface, 2026-12-02T08:00:00Z, modified)"},
+		{debug.BuildInfo{}, vcsStamp{revision: "feedface"}, "devel (revision feedface)"},
 	} {
-		if got := versionOf(&tc.info); got != tc.want {
-			t.Errorf("versionOf(%+v) = %q, want %q", tc.info, got, tc.want)
+		if got := versionOf(&tc.info, tc.stamped); got != tc.want {
+			t.Errorf("versionOf(%+v, %+v) = %q, want %q", tc.info, tc.stamped, got, tc.want)
 		}
+	}
+}
+
+// TestVersionStamped builds the tool as make does from a checkout
+// whose build records no VCS information (-buildvcs=false): --version
+// names the commit make stamps with -ldflags; and make migrationzk
+// itself, whose binary names the checkout's HEAD.
+// Situation: a build without VCS information, stamped; the make target.
+func TestVersionStamped(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "stamped")
+	build := exec.Command("go", "build", "-buildvcs=false", "-o", bin,
+		"-ldflags", "-X main.stampedRevision=0123abcd -X main.stampedTime=2026-12-02T08:00:00Z -X main.stampedModified=true", ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if want := "migrationzk devel (revision 0123abcd, 2026-12-02T08:00:00Z, modified)\n"; err != nil || string(out) != want {
+		t.Fatalf("--version = %q, %v; want %q", out, err, want)
+	}
+
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout, or no git: %v", err)
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skipf("no make: %v", err)
+	}
+	made := filepath.Join(dir, "made")
+	mk := exec.Command("make", "-s", "-C", "../..", "migrationzk", "BIN="+made)
+	mk.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make migrationzk: %v\n%s", err, out)
+	}
+	out, err = exec.Command(made, "--version").Output()
+	if want := "revision " + strings.TrimSpace(string(head)); err != nil || !strings.Contains(string(out), want) {
+		t.Fatalf("make migrationzk: --version = %q, %v; want %q", out, err, want)
 	}
 }
 
