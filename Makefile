@@ -9,12 +9,15 @@
 #                 TORTURE_SEED and TORTURE_FAULTS override).
 # make dualwrite  a controller-like dual-write loop under injected faults
 #                 (examples/dualwrite).
-# make sandbox    a throwaway local ZooKeeper holding a Kafka cluster in
-#                 mid-migration, in the background, to try migrationzk on
-#                 (cmd/zksandbox); it prints the --zk to use.
-#                 make sandbox-delta mirrors one more KRaft delta into it,
-#                 make sandbox-stop stops it (SANDBOX_DIR overrides where
-#                 it lives, default $TMPDIR/zkwriter-sandbox).
+# make sandbox    a throwaway ZooKeeper holding a Kafka cluster in
+#                 mid-migration, to try migrationzk on (cmd/zksandbox): a
+#                 local server in the background, or, with ZK_SERVERS, a
+#                 fresh chroot /zkwriter-sandbox-<random> there (no local
+#                 installation needed); it prints the --zk to use and what
+#                 the cluster holds. make sandbox-delta mirrors one more
+#                 KRaft delta into it, make sandbox-stop stops it and
+#                 deletes the chroot (SANDBOX_DIR overrides where its state
+#                 lives, default $TMPDIR/zkwriter-sandbox).
 # make migrationzk  builds the operator tool into bin/migrationzk (BIN
 #                 overrides); make install installs it with go install.
 #                 Both stamp the commit of the checkout into it, which
