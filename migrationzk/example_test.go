@@ -10,12 +10,17 @@ import (
 
 	"github.com/kraftmigration/zkwriter/checker"
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// A KRaft controller taking over a migration: claim leadership, read the
-// checkpoint, mirror a batch, and checkpoint again.
+// A KRaft controller taking over a migration, as the README's quick start
+// does: claim leadership, read the checkpoint and name itself in it, then
+// mirror KRaft's changes in Kafka's vocabulary through package dualwrite,
+// each call one fenced transaction that also moves the checkpoint.
+// Writer.Apply writes ops a caller builds itself (see its example), for
+// what dualwrite does not cover.
 func Example() {
 	ctx := context.Background()
 	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
@@ -28,28 +33,40 @@ func Example() {
 	if err != nil {
 		log.Fatal(err) // an invalid option
 	}
+	if err := w.CreateTopLevelPaths(ctx); err != nil { // the chroot and Kafka's persistent paths
+		log.Fatal(err)
+	}
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
+	if s, err = w.ClaimLeadership(ctx, s); err != nil {
+		log.Fatal(err)
+	}
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
+		log.Fatal(err)
+	}
+	if s, err = w.Update(ctx, s); err != nil { // names this controller in /migration
+		log.Fatal(err)
+	}
 
-	s, err = w.ClaimLeadership(ctx, s)
+	c, err := dualwrite.New(w)
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, _, err = w.GetOrCreate(ctx, s)
-	if err != nil {
-		log.Fatal(err)
-	}
-
-	state := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
+	orders := dualwrite.Topic{Name: "orders", ID: znode.NewUuid(), Partitions: map[int32]dualwrite.Partition{
+		0: {Replicas: []int32{1, 2, 3}, State: dualwrite.PartitionState{Leader: 1, ISR: []int32{1, 2, 3}}},
+	}}
 	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 1234, 7
-	s, results, err := w.Apply(ctx, s,
-		migrationzk.Create("/brokers/topics/orders/partitions/0/state", state.Encode()),
-	)
-	if err != nil {
+	s, err = c.CreateTopic(ctx, s, orders)
+	var conflict *migrationzk.ConflictError
+	switch {
+	case errors.Is(err, migrationzk.ErrFenced):
+		log.Fatal("another controller took over: step down")
+	case errors.As(err, &conflict):
+		log.Fatal("another writer moved /migration: reload with GetOrCreate(ctx, s), then call again")
+	case errors.Is(err, migrationzk.ErrOutcomeUnknown):
+		log.Fatal("the outcome is unknown: call CreateTopic again with the same s and topic")
+	case err != nil:
 		log.Fatal(err)
-	}
-	if err := migrationzk.OpErrors(results); err != nil {
-		log.Printf("ops refused by ZooKeeper: %v", err)
 	}
 	fmt.Println("checkpoint at /migration version", s.MigrationZkVersion)
 }

@@ -193,45 +193,65 @@ func (a *app) checkKafkaTree(ctx context.Context, conn *zk.Conn) error {
 	return &noKafkaError{root: root, exists: ls[0].Exists, children: ls[0].Names}
 }
 
-// version is the tool's version, from the build information: see
-// versionOf.
+// The commit make stamps (-ldflags -X, see the Makefile's migrationzk
+// and install targets) when it builds from a checkout: the revision, its
+// commit time, and "true" when the tree had changes. A build records
+// them itself (vcs.revision) only when the go command could ask git
+// (-buildvcs); the stamp stands in where it could not. They are set
+// only by the linker, never at run time.
+var (
+	stampedRevision string
+	stampedTime     string
+	stampedModified string
+)
+
+// version is the tool's version, from the build information and, where
+// that names no revision, the commit make stamped: see versionOf.
 func version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "devel"
+		info = &debug.BuildInfo{}
 	}
-	return versionOf(info)
+	return versionOf(info, vcsStamp{revision: stampedRevision, time: stampedTime, modified: stampedModified == "true"})
+}
+
+// vcsStamp is the commit a build is from.
+type vcsStamp struct {
+	revision, time string
+	modified       bool
 }
 
 // versionOf says which build info describes: the module version it was
 // built at ("devel" for none, as a build from a work tree has), and the
 // VCS revision, its time and whether the tree was modified, when the build
-// recorded them.
-func versionOf(info *debug.BuildInfo) string {
+// recorded them, else when stamped holds them.
+func versionOf(info *debug.BuildInfo, stamped vcsStamp) string {
 	v := info.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "devel"
 	}
-	var revision, at string
-	modified := false
+	var recorded vcsStamp
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			revision = s.Value
+			recorded.revision = s.Value
 		case "vcs.time":
-			at = s.Value
+			recorded.time = s.Value
 		case "vcs.modified":
-			modified = s.Value == "true"
+			recorded.modified = s.Value == "true"
 		}
 	}
-	if revision == "" {
+	if recorded.revision == "" {
+		recorded = stamped
+	}
+	if recorded.revision == "" {
 		return v
 	}
-	details := []string{"revision " + revision}
-	if at != "" {
-		details = append(details, at)
+	details := []string{"revision " + recorded.revision}
+	if recorded.time != "" {
+		details = append(details, recorded.time)
 	}
-	if modified {
+	if recorded.modified {
 		details = append(details, "modified")
 	}
 	return v + " (" + strings.Join(details, ", ") + ")"

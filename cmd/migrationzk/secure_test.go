@@ -401,7 +401,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	jaas, wrongJAAS := tempFile(t, "jaas.conf", kafkaJAAS(saslPassword)), tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))
 	modes := map[string][]string{"text": nil, "json": {"--output", "json"}, "verbose": {"--verbose"}, "json-verbose": {"--output", "json", "--verbose"}}
 	commands := [][]string{{"status"}, {"rollback-check"}, {"rollback-fix"}, {"rollback-fix", "--apply", "--yes"},
-		{"repair-null-migration"}, {"repair-null-migration", "--apply"}, {"--help"}, {"frobnicate"}}
+		{"repair-null-migration"}, {"repair-null-migration", "--apply", "--yes"}, {"--help"}, {"frobnicate"}}
 	for mode, flags := range modes {
 		c := s.kafkaCluster(t, "secrets-"+mode)
 		for _, cmd := range commands {

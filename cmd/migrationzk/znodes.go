@@ -114,7 +114,8 @@ type migrationView struct {
 	State string `json:"state"`
 	// Version is the znode version, -1 when absent.
 	Version int32 `json:"version"`
-	// Modified is the znode's mtime, RFC 3339.
+	// Modified is the znode's mtime, RFC 3339 in UTC with milliseconds
+	// (timeText).
 	Modified   string          `json:"modified,omitempty"`
 	Checkpoint *checkpointView `json:"checkpoint,omitempty"`
 	Error      string          `json:"error,omitempty"`
@@ -122,13 +123,21 @@ type migrationView struct {
 	Data string `json:"data,omitempty"`
 }
 
+// timeLayout is RFC 3339 with the milliseconds ZooKeeper and Kafka keep
+// their times in, always three digits, so that times line up.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// timeText is t as the output shows it: RFC 3339 in UTC, with
+// milliseconds.
+func timeText(t time.Time) string { return t.UTC().Format(timeLayout) }
+
 func viewMigration(path string, r migrationzk.Znode) migrationView {
 	v := migrationView{Path: path, State: stateAbsent, Version: -1}
 	if !r.Exists {
 		return v
 	}
 	v.Version = r.Version
-	v.Modified = r.Modified.UTC().Format(time.RFC3339Nano)
+	v.Modified = timeText(r.Modified)
 	m, err := znode.DecodeMigration(r.Data)
 	if err != nil {
 		v.State, v.Error, v.Data = dataState(r.Data), decodeDetail(err), rawText(r.Data)
@@ -201,7 +210,7 @@ func viewController(path string, r migrationzk.Znode) controllerView {
 		v.Kind = kindKRaft
 	}
 	if c.Timestamp > 0 {
-		v.Elected = time.UnixMilli(c.Timestamp).UTC().Format(time.RFC3339Nano)
+		v.Elected = timeText(time.UnixMilli(c.Timestamp))
 	}
 	return v
 }

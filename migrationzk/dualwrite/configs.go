@@ -216,21 +216,24 @@ func (d *differ) configs(current, desired map[ConfigResource]map[string]string) 
 	less := func(a, b ConfigResource) bool { return a.Type < b.Type || a.Type == b.Type && a.Name < b.Name }
 	for _, r := range sortedKeys(all, less) {
 		want, have := desired[r], current[r]
-		if r.Type == TopicConfig && d.replaced[r.Name] {
-			have = nil // deleted with the topic, and created empty
+		replaced := r.Type == TopicConfig && d.replaced[r.Name]
+		if replaced && len(want) == 0 || !replaced && maps.Equal(want, have) {
+			continue // a replaced topic's config is deleted with it, and created empty
 		}
-		if maps.Equal(want, have) {
-			continue
+		fieldsOf := fieldChanges
+		if replaced {
+			fieldsOf = rewrittenFields // every key is written again
 		}
+		fields := fieldsOf(nil, configValues(have), configValues(want))
 		subject, path := fmt.Sprintf("%s %q", r.Type, r.Name), ""
 		if e, err := r.entity(); err == nil {
 			subject, path = e.EntityPath(), e.Path()
 		}
 		if len(want) == 0 {
-			d.add(Change{Kind: ChangeDeleteConfigs, Subject: subject, Fields: fieldChanges(nil, configValues(have), nil), add: func(b *Batch) { b.DeleteConfigs(r) }}, path)
+			d.add(Change{Kind: ChangeDeleteConfigs, Subject: subject, Fields: fields, add: func(b *Batch) { b.DeleteConfigs(r) }}, path)
 			continue
 		}
-		d.add(Change{Kind: ChangeWriteConfigs, Subject: subject, Fields: fieldChanges(nil, configValues(have), configValues(want)), add: func(b *Batch) { b.WriteConfigs(r, want) }}, path)
+		d.add(Change{Kind: ChangeWriteConfigs, Subject: subject, Fields: fields, add: func(b *Batch) { b.WriteConfigs(r, want) }}, path)
 	}
 }
 

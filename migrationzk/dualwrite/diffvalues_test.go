@@ -159,3 +159,42 @@ func TestDiffHidesSecrets(t *testing.T) {
 	}
 	checkJSONRoundTrip(t, p)
 }
+
+// Fault: none (pure). A topic replaced under another id loses its config
+// with it, and the write that recreates the config shows each key as it
+// is before and after: old -> new where it changes, unchanged ones
+// marked as rewritten, never as added from nothing; secrets stay hidden.
+func TestDiffReplacedTopicConfigs(t *testing.T) {
+	current, desired := fullImage(), fullImage()
+	current.Configs[topicOrders]["ssl.key.password"] = "old-secret"
+	editTopic("orders", func(t *dualwrite.Topic) { t.ID = znode.Uuid{MostSignificantBits: 1, LeastSignificantBits: 2} })(&desired)
+	desired.Configs[topicOrders] = map[string]string{"retention.ms": "2000", "cleanup.policy": "compact", "ssl.key.password": "old-secret"}
+	p := dualwrite.Diff(current, desired)
+	var got []string
+	for _, c := range p.Changes {
+		if c.Kind == dualwrite.ChangeWriteConfigs {
+			for _, f := range c.Fields {
+				got = append(got, f.String())
+			}
+		}
+	}
+	want := []string{
+		"cleanup.policy: compact (unchanged, rewritten with the recreated topic)",
+		"retention.ms: 1000 -> 2000",
+		"ssl.key.password: (secret) (unchanged, rewritten with the recreated topic)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("write-configs fields %q, want %q\n%s", got, want, p)
+	}
+	if strings.Contains(p.String(), "old-secret") || p.Counts()[dualwrite.ChangeReplaceTopic] != 1 {
+		t.Fatalf("plan:\n%s", p)
+	}
+	checkJSONRoundTrip(t, p)
+
+	// A key the desired config drops goes with the topic.
+	desired.Configs[topicOrders] = map[string]string{"retention.ms": "1000"}
+	p = dualwrite.Diff(current, desired)
+	if s := p.String(); !strings.Contains(s, "write-configs topics/orders\n    retention.ms: 1000 (unchanged, rewritten with the recreated topic)\n    cleanup.policy: compact -> (none)\n") {
+		t.Fatalf("plan:\n%s", s)
+	}
+}

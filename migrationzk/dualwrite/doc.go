@@ -93,6 +93,36 @@
 // refuses to change an id (TopicIDError), where Kafka's createTopic
 // silently leaves the topic as it is.
 //
+// # Errors and what to do
+//
+// Every call returns the State ZooKeeper holds, on error too: pass it to
+// the next call. The errors are package migrationzk's, and a controller
+// handles them as the README's quick start (handle) does:
+//
+//   - migrationzk.ErrFenced: another controller took over. The Writer,
+//     and the Client with it, write nothing more: step down.
+//   - A *migrationzk.ConflictError: another writer moved /migration.
+//     Reload with Writer.GetOrCreate, passing the State of this tenure,
+//     then call again.
+//   - migrationzk.ErrOutcomeUnknown: the context ended before the
+//     outcome was known. Call again with the same State and changes: the
+//     replay finds what landed, writes what is missing, and creates no
+//     second notification.
+//   - Any other error matching migrationzk.ErrConflict (a
+//     *migrationzk.OpError): ZooKeeper refused the transaction in every
+//     round a call or a Batch may take (eight, besides those that relied
+//     on what the Client remembered), because other writers kept changing
+//     the znodes it writes between its read and its write. The checkpoint
+//     did not move (of a delta larger than one request, the transactions
+//     before the refused one may have landed; the next call finds them).
+//     Find what else writes those znodes, such as a ZooKeeper-mode
+//     controller still running or an operator's tool, then call again
+//     with the same State and changes.
+//   - migrationzk.ErrInvalidArgument: a change Kafka's controller would
+//     refuse, or a Plan's change that Diff did not make (ErrNotPlanned);
+//     nothing was sent. A *TopicIDError: CreateTopic of a topic ZooKeeper
+//     holds under another id, left as it is; a Diff and Sync replace it.
+//
 // Every deliberate difference from Kafka 3.9, of this package and the
 // others, is listed in one place: the README's section "Where zkwriter
 // differs from Kafka 3.9, on purpose".
