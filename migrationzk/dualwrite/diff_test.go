@@ -13,49 +13,6 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// Fixtures of the Diff tests.
-var (
-	topicOrders  = dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}
-	bobQuota     = dualwrite.QuotaEntity{User: "bob"}
-	clientQuota  = dualwrite.QuotaEntity{ClientID: "app"}
-	writeBob     = znode.ACLEntry{Principal: "User:bob", PermissionType: znode.PermissionAllow, Operation: znode.OperationWrite, Host: "*"}
-	otherUUID    = znode.Uuid{MostSignificantBits: 1, LeastSignificantBits: 2}
-	sha512       = znode.ScramCredential{Salt: []byte("salt2"), StoredKey: []byte("stored2"), ServerKey: []byte("server2"), Iterations: 4096}
-	producerNext = znode.MigrationProducerIDBlock(6000)
-)
-
-// fullImage returns an image with something of every domain: two topics,
-// topic and broker configs, quotas and SCRAM credentials, two ACL sets, a
-// delegation token and a producer-id block. Each call returns new maps.
-func fullImage() dualwrite.Image {
-	img := dualwrite.NewImage()
-	img.Topics["orders"] = topic("orders", 2)
-	img.Topics["payments"] = topic("payments", 1)
-	img.Configs[topicOrders] = map[string]string{"retention.ms": "1000", "cleanup.policy": "compact"}
-	img.Configs[brokerOne] = map[string]string{"log.retention.hours": "1"}
-	img.ClientQuotas[aliceQuota] = map[string]float64{"producer_byte_rate": 1024}
-	img.ClientQuotas[clientQuota] = map[string]float64{"consumer_byte_rate": 2048}
-	img.Scram["alice"] = map[string]znode.ScramCredential{znode.ScramSHA256: credential}
-	img.ACLs[literalFoo] = []znode.ACLEntry{readAll[0], writeBob}
-	img.ACLs[prefixBar] = readAll
-	img.DelegationTokens["tok1"] = token
-	block := producerNext
-	img.ProducerIDBlock = &block
-	return img
-}
-
-// planLines lists a plan's changes as Plan.String prints them, without
-// the counts line.
-func planLines(p dualwrite.Plan) []string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(p.String()), "\n") {
-		if !strings.HasPrefix(l, "    ") {
-			lines = append(lines, l)
-		}
-	}
-	return lines[:len(lines)-1]
-}
-
 // diffCase is a Diff table row: how current and desired differ from
 // fullImage, and the changes Diff must plan.
 type diffCase struct {
@@ -63,16 +20,6 @@ type diffCase struct {
 	current func(*dualwrite.Image)
 	desired func(*dualwrite.Image)
 	want    []string
-}
-
-// editTopic returns a mutation that replaces a topic of an image.
-func editTopic(name string, edit func(*dualwrite.Topic)) func(*dualwrite.Image) {
-	return func(img *dualwrite.Image) {
-		t := img.Topics[name]
-		t.Partitions = maps.Clone(t.Partitions)
-		edit(&t)
-		img.Topics[name] = t
-	}
 }
 
 func topicDiffCases() []diffCase {

@@ -131,16 +131,6 @@ func invalidACLAndTokenChanges() []namedInvalid {
 	}
 }
 
-// Fault: none. A config value that is refused is not printed: it may be a
-// password.
-func TestRefusedConfigValueNotPrinted(t *testing.T) {
-	c := newCluster(t)
-	_, err := c.c.WriteConfigs(testContext(t), at(c.s, 400), brokerOne, map[string]string{"ssl.key.password": "s3cr\xffet"})
-	if !errors.Is(err, migrationzk.ErrInvalidArgument) || strings.Contains(err.Error(), "s3cr") {
-		t.Fatalf("got %v, want ErrInvalidArgument without the value", err)
-	}
-}
-
 // newName is a change that writes a name anew.
 type newName struct {
 	name, names string
@@ -208,21 +198,6 @@ func TestNewNamesFollowKafka(t *testing.T) {
 	}
 }
 
-// Fault: none. A topic of 249 characters, the longest Kafka allows, is
-// created.
-func TestLongestTopicNameWritten(t *testing.T) {
-	c := newCluster(t)
-	name := strings.Repeat("x", 249)
-	s, err := c.c.CreateTopic(testContext(t), at(c.s, 400), topic(name, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, ok := c.get(znode.PartitionStatePath(name, 0)); !ok {
-		t.Fatal("the topic's partition was not written")
-	}
-	c.checkState(s)
-}
-
 // legacyName is a topic name Kafka 3.9 refuses for a new topic, as tools
 // writing ZooKeeper directly have left them.
 const legacyName = "legacy topic!"
@@ -275,59 +250,6 @@ func TestLegacyNamesWrittenTo(t *testing.T) {
 		if c.version(p) != -1 {
 			t.Fatalf("%s is still there", p)
 		}
-	}
-	c.checkState(s)
-}
-
-// Fault: none. What KRaft accepts is written even where ZooKeeper mode
-// was stricter: an operation the resource type has no use for (Group and
-// Write), and an empty host. ZooKeeper-mode brokers read both back.
-func TestKRaftAcceptedACLsWritten(t *testing.T) {
-	c := newCluster(t)
-	group := dualwrite.ResourcePattern{Type: znode.ResourceGroup, Name: "g1", PatternType: znode.PatternLiteral}
-	want := znode.ACLs{
-		{Principal: "User:alice", PermissionType: znode.PermissionAllow, Operation: znode.OperationWrite, Host: "*"},
-		{Principal: "User:bob", PermissionType: znode.PermissionDeny, Operation: znode.OperationRead, Host: ""},
-	}
-	s, err := c.c.WriteACLs(testContext(t), at(c.s, 400), group, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _, _ := c.get("/kafka-acl/Group/g1")
-	if got, err := znode.DecodeACLs(data); err != nil || !got.Equal(want) {
-		t.Fatalf("/kafka-acl/Group/g1 holds %s (%v), want %v", data, err, want)
-	}
-	c.checkState(s)
-}
-
-// Fault: none. Partition states updated alone are checked against the
-// replicas the topic znode assigns, read as planning reads it anyway: a
-// leader outside them is refused and nothing is written; with the
-// assignment moved in the same Batch, the same state is written.
-func TestUpdatedStatesCheckedAgainstAssignment(t *testing.T) {
-	c := newCluster(t)
-	ctx := testContext(t)
-	s, err := c.c.CreateTopic(ctx, at(c.s, 400), topic("orders", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	moved := map[int32]dualwrite.PartitionState{0: {Leader: 7, LeaderEpoch: 1, ISR: []int32{7}}}
-	before := c.tree()
-	c.faults.ResetCounts()
-	if _, err := c.c.UpdatePartitions(ctx, at(s, 401), "orders", moved); !errors.Is(err, migrationzk.ErrInvalidArgument) || !strings.Contains(err.Error(), "leader 7") {
-		t.Fatalf("got %v, want ErrInvalidArgument naming leader 7", err)
-	}
-	if n := c.writeRequests(); n != 0 {
-		t.Fatalf("%d write requests sent", n)
-	}
-	c.sameTree("after a leader outside the replicas", before, c.tree())
-	reassigned := dualwrite.Topic{Name: "orders", ID: topic("orders", 1).ID, Partitions: map[int32]dualwrite.Partition{0: {Replicas: []int32{7, 8}}}}
-	if s, _, err = c.c.Batch().UpdateTopic(reassigned).UpdatePartitions("orders", moved).Apply(ctx, at(s, 402)); err != nil {
-		t.Fatal(err)
-	}
-	data, _, _ := c.get(znode.PartitionStatePath("orders", 0))
-	if st, err := znode.DecodePartitionState(data); err != nil || st.Leader != 7 {
-		t.Fatalf("state %s: %v", data, err)
 	}
 	c.checkState(s)
 }
