@@ -158,3 +158,85 @@ func (k *kafkaShaped) kafkaShapedWriteResourceACLs(p dualwrite.ResourcePattern, 
 	_ = k.kafkaShapedResend(znode.LiteralACLChangePrefix, change, zk.FlagSequence, zk.WorldACL(zk.PermAll))
 	return err
 }
+
+// aclRows are the ACLs' rows of the tables every domain fills.
+func aclRows() domainRows {
+	return domainRows{
+		invalid: invalidACLChanges(),
+		refused: refusedACLChanges(),
+		newNames: []newName{
+			{"ACLs of a new Cluster resource not kafka-cluster", `resource pattern name "my-cluster"`, func(b *dualwrite.Batch) *dualwrite.Batch {
+				return b.WriteACLs(dualwrite.ResourcePattern{Type: znode.ResourceCluster, Name: "my-cluster", PatternType: znode.PatternLiteral}, readAll)
+			}},
+		},
+		undecodable: []undecodable{
+			{"ACLs", "/kafka-acl/Topic/foo", func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteACLs(literalFoo, readAll) }},
+		},
+		diff: aclDiffCases(),
+		values: []valuesCase{
+			{name: "ACL entries added and removed",
+				desired: func(img *dualwrite.Image) { img.ACLs[prefixBar] = []znode.ACLEntry{writeBob} },
+				want:    "write-acls PREFIXED Topic bar-\n    acl: (none) -> User:bob Allow Write from host *\n    acl: User:alice Allow Read from host * -> (none)\n"},
+			{name: "ACLs deleted",
+				desired: func(img *dualwrite.Image) { delete(img.ACLs, prefixBar) },
+				want:    "delete-acls PREFIXED Topic bar-\n    acl: User:alice Allow Read from host * -> (none)\n"},
+		},
+	}
+}
+
+func invalidACLChanges() []invalid {
+	entry := func(mutate func(*znode.ACLEntry)) []znode.ACLEntry {
+		e := readAll[0]
+		mutate(&e)
+		return []znode.ACLEntry{e}
+	}
+	acls := func(p dualwrite.ResourcePattern, entries []znode.ACLEntry) func(*dualwrite.Batch) *dualwrite.Batch {
+		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteACLs(p, entries) }
+	}
+	return []invalid{
+		{"ACL entry with an invalid operation", acls(literalFoo, entry(func(e *znode.ACLEntry) { e.Operation = "Fly" }))},
+		{"ACL entry with an invalid permission", acls(literalFoo, entry(func(e *znode.ACLEntry) { e.PermissionType = "Maybe" }))},
+		{"ACL entry without a principal", acls(literalFoo, entry(func(e *znode.ACLEntry) { e.Principal = "" }))},
+		{"ACL principal without a type", acls(literalFoo, entry(func(e *znode.ACLEntry) { e.Principal = "alice" }))},
+		{"ACLs of an unknown resource type", acls(dualwrite.ResourcePattern{Type: "Planet", Name: "x", PatternType: znode.PatternLiteral}, readAll)},
+		{"ACLs of an unknown pattern type", acls(dualwrite.ResourcePattern{Type: znode.ResourceTopic, Name: "x", PatternType: "MATCH"}, readAll)},
+		{"ACLs of an unnamed resource", acls(dualwrite.ResourcePattern{Type: znode.ResourceTopic, PatternType: znode.PatternLiteral}, readAll)},
+		{"ACLs of a resource named ..", acls(dualwrite.ResourcePattern{Type: znode.ResourceTopic, Name: "..", PatternType: znode.PatternLiteral}, readAll)},
+	}
+}
+
+func refusedACLChanges() []namedInvalid {
+	entries := func(mutate func(*znode.ACLEntry)) []znode.ACLEntry {
+		e := readAll[0]
+		mutate(&e)
+		return []znode.ACLEntry{readAll[0], e}
+	}
+	acls := func(p dualwrite.ResourcePattern, es []znode.ACLEntry) func(*dualwrite.Batch) *dualwrite.Batch {
+		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteACLs(p, es) }
+	}
+	pattern := func(rt znode.ResourceType, name string, pt znode.PatternType) dualwrite.ResourcePattern {
+		return dualwrite.ResourcePattern{Type: rt, Name: name, PatternType: pt}
+	}
+	return []namedInvalid{
+		{invalid{"ACL principal not UTF-8", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.Principal = "User:\xff" }))}, `ACL entry 1: principal "User:\xff"`},
+		{invalid{"ACL principal without a type named", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.Principal = "bob" }))}, `ACL entry 1: principal "bob"`},
+		{invalid{"ACL host not UTF-8", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.Host = "10.0.0.\xff" }))}, `ACL entry 1: host "10.0.0.\xff"`},
+		{invalid{"ACL operation Any", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.Operation = "Any" }))}, `ACL entry 1: operation "Any"`},
+		{invalid{"ACL permission type Any", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.PermissionType = "Any" }))}, `ACL entry 1: permission type "Any"`},
+		{invalid{"ACL resource type named", acls(pattern("Planet", "x", znode.PatternLiteral), readAll)}, `resource pattern type "Planet"`},
+		{invalid{"ACL pattern type named", acls(pattern(znode.ResourceTopic, "x", "MATCH"), readAll)}, `pattern type "MATCH"`},
+		{invalid{"ACL resource name not UTF-8", acls(pattern(znode.ResourceGroup, "g\xff", znode.PatternPrefixed), readAll)}, `resource pattern name "g\xff"`},
+	}
+}
+
+func aclDiffCases() []diffCase {
+	return []diffCase{
+		{name: "acl new", desired: func(img *dualwrite.Image) {
+			img.ACLs[dualwrite.ResourcePattern{Type: znode.ResourceGroup, Name: "g", PatternType: znode.PatternLiteral}] = readAll
+		}, want: []string{"write-acls LITERAL Group g"}},
+		{name: "acl changed", desired: func(img *dualwrite.Image) { img.ACLs[prefixBar] = []znode.ACLEntry{writeBob} }, want: []string{"write-acls PREFIXED Topic bar-"}},
+		{name: "acl entry order is no change", desired: func(img *dualwrite.Image) { img.ACLs[literalFoo] = []znode.ACLEntry{writeBob, readAll[0]} }},
+		{name: "acl removed", desired: func(img *dualwrite.Image) { delete(img.ACLs, literalFoo) }, want: []string{"delete-acls LITERAL Topic foo"}},
+		{name: "acl emptied", desired: func(img *dualwrite.Image) { img.ACLs[literalFoo] = nil }, want: []string{"delete-acls LITERAL Topic foo"}},
+	}
+}

@@ -249,3 +249,68 @@ func (k *kafkaShaped) kafkaShapedWriteConfigs(e znode.ConfigEntity, cfg znode.Co
 	}
 	return k.kafkaShapedNotifyConfig(e.EntityPath())
 }
+
+// configRows are the configs' rows of the tables every domain fills.
+func configRows() domainRows {
+	configs := func(r dualwrite.ConfigResource, cfg map[string]string) func(*dualwrite.Batch) *dualwrite.Batch {
+		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteConfigs(r, cfg) }
+	}
+	return domainRows{
+		invalid: []invalid{
+			{"config resource of an unknown type", func(b *dualwrite.Batch) *dualwrite.Batch {
+				return b.WriteConfigs(dualwrite.ConfigResource{Type: "user", Name: "alice"}, map[string]string{"a": "b"})
+			}},
+			{"broker name with a slash", func(b *dualwrite.Batch) *dualwrite.Batch {
+				return b.DeleteConfigs(dualwrite.ConfigResource{Type: dualwrite.BrokerConfig, Name: "1/2"})
+			}},
+		},
+		refused: []namedInvalid{
+			{invalid{"config key not UTF-8", configs(brokerOne, map[string]string{"ok": "1", "log.\xff": "1"})}, `config key "log.\xff"`},
+			{invalid{"config value not UTF-8", configs(brokerOne, map[string]string{"ssl.key.password": "s3cr\xffet"})}, `config "ssl.key.password": the value`},
+			{invalid{"topic config of a topic not UTF-8", configs(dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "\xfe"}, nil)}, `topic name "\xfe"`},
+		},
+		newNames: newConfigNames(),
+		undecodable: []undecodable{
+			{"topic config", "/config/topics/orders", func(b *dualwrite.Batch) *dualwrite.Batch {
+				return b.WriteConfigs(dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}, map[string]string{"a": "b"})
+			}},
+		},
+		diff: configDiffCases(),
+		values: []valuesCase{
+			{name: "config keys added, removed and changed",
+				desired: func(img *dualwrite.Image) {
+					img.Configs[topicOrders] = map[string]string{"retention.ms": "2000", "segment.bytes": "1024"}
+				},
+				want: "write-configs topics/orders\n    retention.ms: 1000 -> 2000\n    segment.bytes: (none) -> 1024\n    cleanup.policy: compact -> (none)\n"},
+			{name: "configs deleted",
+				desired: func(img *dualwrite.Image) { delete(img.Configs, brokerOne) },
+				want:    "delete-configs brokers/1\n    log.retention.hours: 1 -> (none)\n"},
+		},
+	}
+}
+
+func newConfigNames() []newName {
+	configs := func(r dualwrite.ConfigResource) func(*dualwrite.Batch) *dualwrite.Batch {
+		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteConfigs(r, map[string]string{"a": "b"}) }
+	}
+	return []newName{
+		{"configs of a new topic with a bad name", `topic name "a b"`, configs(dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "a b"})},
+		{"configs of a new broker not numbered", `broker name "one"`, configs(dualwrite.ConfigResource{Type: dualwrite.BrokerConfig, Name: "one"})},
+		{"configs of a new broker numbered -1", `broker name "-1"`, configs(dualwrite.ConfigResource{Type: dualwrite.BrokerConfig, Name: "-1"})},
+	}
+}
+
+func configDiffCases() []diffCase {
+	return []diffCase{
+		{name: "config changed", desired: func(img *dualwrite.Image) { img.Configs[brokerOne] = map[string]string{"log.retention.hours": "2"} },
+			want: []string{"write-configs brokers/1"}},
+		{name: "config new", desired: func(img *dualwrite.Image) {
+			img.Configs[dualwrite.ConfigResource{Type: dualwrite.BrokerConfig}] = map[string]string{"a": "b"}
+		}, want: []string{"write-configs brokers/<default>"}},
+		{name: "config removed", desired: func(img *dualwrite.Image) { delete(img.Configs, topicOrders) }, want: []string{"delete-configs topics/orders"}},
+		{name: "config emptied", desired: func(img *dualwrite.Image) { img.Configs[topicOrders] = map[string]string{} }, want: []string{"delete-configs topics/orders"}},
+		{name: "empty config is none", current: func(img *dualwrite.Image) {
+			img.Configs[dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "payments"}] = map[string]string{}
+		}},
+	}
+}

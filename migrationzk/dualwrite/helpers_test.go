@@ -671,3 +671,38 @@ func (k *kafkaShaped) kafkaShapedCreateRecursive(p string, acl func(string) []zk
 		}
 	}
 }
+
+// domainRows are one domain's rows of the tables that the checks common to
+// every domain run: TestInvalidChangesWriteNothing (invalid and refused),
+// TestNewNamesFollowKafka (newNames), TestUndecodableZnodeInTheWay
+// (undecodable), TestDiffDomains (diff) and TestDiffShowsValues (values).
+// Each domain's test file makes its own (topicRows in topics_test.go, and
+// so on); domains lists them all.
+type domainRows struct {
+	invalid     []invalid
+	refused     []namedInvalid
+	newNames    []newName
+	undecodable []undecodable
+	diff        []diffCase
+	values      []valuesCase
+}
+
+// domains returns the rows of every domain, in the order Read reads them.
+func domains() []domainRows {
+	return []domainRows{topicRows(), partitionRows(), configRows(), quotaRows(), aclRows(), tokenRows(), producerIDRows()}
+}
+
+// everyDomain gathers one table's rows, which rows picks, from every
+// domain.
+func everyDomain[R any](rows func(domainRows) []R) []R {
+	var all []R
+	for _, d := range domains() {
+		all = append(all, rows(d)...)
+	}
+	return all
+}
+
+// withPartition returns a topic named name with the one partition id.
+func withPartition(name string, id int32) dualwrite.Topic {
+	return dualwrite.Topic{Name: name, Partitions: map[int32]dualwrite.Partition{id: topic("x", 1).Partitions[0]}}
+}

@@ -2,6 +2,7 @@ package dualwrite_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -227,4 +228,186 @@ func (k *kafkaShaped) kafkaShapedUpdatePartitions(topic string, states map[int32
 		errs = append(errs, k.kafkaShapedMulti(req, i == len(states)))
 	}
 	return errors.Join(errs...)
+}
+
+// partitionRows are the partitions' rows of the tables every domain fills.
+func partitionRows() domainRows {
+	withName := func(name string) dualwrite.Topic { return topic(name, 1) }
+	return domainRows{
+		invalid: invalidPartitionChanges(),
+		refused: invalidReplicaChanges(),
+		newNames: []newName{
+			{"partitions created under a bad name", `topic name "a b"`, func(b *dualwrite.Batch) *dualwrite.Batch {
+				return b.CreatePartitions("a b", withName("a b").Partitions)
+			}},
+			{"partitions updated under a bad name", `topic name "a b"`, func(b *dualwrite.Batch) *dualwrite.Batch {
+				return b.UpdatePartitions("a b", map[int32]dualwrite.PartitionState{0: {Leader: 1, ISR: []int32{1}}})
+			}},
+		},
+		undecodable: []undecodable{
+			{"partition state", znode.PartitionStatePath("orders", 0), func(b *dualwrite.Batch) *dualwrite.Batch {
+				return b.UpdatePartitions("orders", map[int32]dualwrite.PartitionState{0: {Leader: 1, ISR: []int32{1}}})
+			}},
+		},
+		diff:   append(partitionDiffCases(), statelessDiffCases()...),
+		values: partitionValuesCases(),
+	}
+}
+
+func invalidPartitionChanges() []invalid {
+	recovering := topic("orders", 1)
+	recovering.Partitions[0] = dualwrite.Partition{Replicas: []int32{1}, State: dualwrite.PartitionState{Leader: 1, ISR: []int32{1}, LeaderRecoveryState: 2}}
+	states := func(id int32) map[int32]dualwrite.PartitionState {
+		return map[int32]dualwrite.PartitionState{id: {Leader: 1}}
+	}
+	return []invalid{
+		{"negative partition of a topic", func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withPartition("orders", -1)) }},
+		{"negative partition created", func(b *dualwrite.Batch) *dualwrite.Batch {
+			return b.CreatePartitions("orders", withPartition("orders", -2).Partitions)
+		}},
+		{"negative partition updated", func(b *dualwrite.Batch) *dualwrite.Batch { return b.UpdatePartitions("orders", states(-1)) }},
+		{"negative partition deleted", func(b *dualwrite.Batch) *dualwrite.Batch { return b.DeletePartitions("orders", []int32{0, -1}) }},
+		{"partitions of an unnamed topic", func(b *dualwrite.Batch) *dualwrite.Batch { return b.UpdatePartitions("", states(0)) }},
+		{"leader recovery state 2", func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(recovering) }},
+	}
+}
+
+func invalidReplicaChanges() []namedInvalid {
+	create := func(t dualwrite.Topic) func(*dualwrite.Batch) *dualwrite.Batch {
+		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(t) }
+	}
+	createParts := func(t dualwrite.Topic) func(*dualwrite.Batch) *dualwrite.Batch {
+		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreatePartitions(t.Name, t.Partitions) }
+	}
+	update := func(isr ...int32) func(*dualwrite.Batch) *dualwrite.Batch {
+		return func(b *dualwrite.Batch) *dualwrite.Batch {
+			return b.UpdatePartitions("orders", map[int32]dualwrite.PartitionState{0: {Leader: 2, ISR: isr}})
+		}
+	}
+	return []namedInvalid{
+		{invalid{"empty replica list", create(partitionOf([]int32{}, -1, nil))}, "partition 0: replicas []"},
+		{invalid{"nil replica list", create(partitionOf(nil, -1, nil))}, "partition 0: replicas []"},
+		{invalid{"replica listed twice", create(partitionOf([]int32{1, 2, 1}, 1, []int32{1}))}, "replicas [1 2 1]: broker 1"},
+		{invalid{"negative replica", create(partitionOf([]int32{1, -2}, 1, []int32{1}))}, "replicas [1 -2]: broker -2"},
+		{invalid{"empty replica list updated", func(b *dualwrite.Batch) *dualwrite.Batch {
+			return b.UpdateTopic(partitionOf(nil, -1, nil))
+		}}, "replicas []"},
+		{invalid{"created partition with a replica twice", createParts(partitionOf([]int32{3, 3}, 3, []int32{3}))}, "replicas [3 3]"},
+		{invalid{"leader outside the replicas", create(partitionOf([]int32{1, 2}, 4, []int32{1, 2}))}, "leader 4"},
+		{invalid{"leader 0 outside the replicas", create(partitionOf([]int32{1, 2}, 0, nil))}, "leader 0"},
+		{invalid{"leader -2", create(partitionOf([]int32{1, 2}, -2, nil))}, "leader -2"},
+		{invalid{"ISR outside the replicas", create(partitionOf([]int32{1, 2}, 1, []int32{1, 4}))}, "ISR [1 4]: broker 4"},
+		{invalid{"ISR broker twice", create(partitionOf([]int32{1, 2}, 1, []int32{1, 1}))}, "ISR [1 1]: broker 1"},
+		{invalid{"created partition's leader outside its replicas", createParts(partitionOf([]int32{1, 2}, 9, []int32{1}))}, "leader 9"},
+		{invalid{"updated ISR broker twice", update(2, 2)}, "ISR [2 2]: broker 2"},
+		{invalid{"adding replica outside the replicas", create(reassigning([]int32{4}, nil))}, "adding replicas [4]: broker 4"},
+		{invalid{"removing replica twice", create(reassigning(nil, []int32{3, 3}))}, "removing replicas [3 3]: broker 3"},
+		{invalid{"replica both added and removed", create(reassigning([]int32{3}, []int32{3}))}, "broker 3 is both"},
+		{invalid{"updated ISR negative broker", update(2, -1)}, "ISR [2 -1]: broker -1"},
+	}
+}
+
+// partitionOf returns a topic named orders with the one partition 0.
+func partitionOf(replicas []int32, leader int32, isr []int32) dualwrite.Topic {
+	return dualwrite.Topic{Name: "orders", Partitions: map[int32]dualwrite.Partition{
+		0: {Replicas: replicas, State: dualwrite.PartitionState{Leader: leader, ISR: isr}}}}
+}
+
+// reassigning returns a topic named orders whose partition 0, on brokers
+// 1, 2 and 3, is being reassigned.
+func reassigning(adding, removing []int32) dualwrite.Topic {
+	t := partitionOf([]int32{1, 2, 3}, 1, []int32{1, 2, 3})
+	p := t.Partitions[0]
+	p.AddingReplicas, p.RemovingReplicas = adding, removing
+	t.Partitions[0] = p
+	return t
+}
+
+func partitionDiffCases() []diffCase {
+	return []diffCase{
+		{name: "partition added", desired: editTopic("orders", func(t *dualwrite.Topic) { t.Partitions[2] = topic("x", 3).Partitions[2] }),
+			want: []string{"update-topic orders", "create-partitions orders partitions [2]"}},
+		{name: "partition removed", desired: editTopic("orders", func(t *dualwrite.Topic) { delete(t.Partitions, 1) }),
+			want: []string{"update-topic orders", "delete-partitions orders partitions [1]"}},
+		{name: "partition state", desired: editTopic("orders", func(t *dualwrite.Topic) {
+			p := t.Partitions[0]
+			p.State.Leader, p.State.LeaderEpoch, p.State.ISR = p.Replicas[1], 1, p.Replicas[1:]
+			t.Partitions[0] = p
+		}), want: []string{"update-partitions orders partitions [0]"}},
+		{name: "leader recovery", desired: editTopic("payments", func(t *dualwrite.Topic) {
+			p := t.Partitions[0]
+			p.State.LeaderRecoveryState = 1
+			t.Partitions[0] = p
+		}), want: []string{"update-partitions payments partitions [0]"}},
+	}
+}
+
+// statelessDiffCases are the Diff rows of partitions without a state and
+// of partitions outside the assignment: what the desired image does not
+// ask for is never planned.
+func statelessDiffCases() []diffCase {
+	noState := func(id int32) func(*dualwrite.Image) {
+		return editTopic("orders", func(t *dualwrite.Topic) { dropState(t, id) })
+	}
+	stray := func(st *dualwrite.PartitionState) func(*dualwrite.Image) {
+		return editTopic("orders", func(t *dualwrite.Topic) { t.Unassigned = map[int32]dualwrite.UnassignedPartition{7: {State: st}} })
+	}
+	both := func(fs ...func(*dualwrite.Image)) func(*dualwrite.Image) {
+		return func(img *dualwrite.Image) {
+			for _, f := range fs {
+				f(img)
+			}
+		}
+	}
+	state := dualwrite.PartitionState{Leader: 1, LeaderEpoch: 4, ISR: []int32{1}}
+	return []diffCase{
+		{name: "no state on both sides", current: noState(1), desired: noState(1)},
+		{name: "no state in ZooKeeper, one desired", current: noState(1), want: []string{"update-partitions orders partitions [1]"}},
+		{name: "a state in ZooKeeper, none desired", desired: noState(1)},
+		{name: "a new partition without a state", desired: both(editTopic("orders", func(t *dualwrite.Topic) { t.Partitions[2] = topic("x", 3).Partitions[2] }), noState(2)),
+			want: []string{"update-topic orders"}},
+		{name: "unassigned on both sides", current: stray(&state), desired: stray(nil)},
+		{name: "unassigned without a state on both sides", current: stray(nil), desired: stray(nil)},
+		{name: "unassigned desired, absent in ZooKeeper", desired: stray(&state)},
+		{name: "unassigned in ZooKeeper, absent desired", current: stray(nil), want: []string{"delete-partitions orders partitions [7]"}},
+		{name: "unassigned in ZooKeeper, assigned desired", current: stray(nil), desired: editTopic("orders", func(t *dualwrite.Topic) { t.Partitions[7] = topic("x", 3).Partitions[2] }),
+			want: []string{"update-topic orders", "update-partitions orders partitions [7]"}},
+		{name: "unassigned with its state, assigned desired with it", current: stray(&state), desired: editTopic("orders", func(t *dualwrite.Topic) {
+			t.Partitions[7] = dualwrite.Partition{Replicas: []int32{1}, State: state}
+		}), want: []string{"update-topic orders"}},
+		{name: "assigned in ZooKeeper, unassigned desired", desired: editTopic("orders", func(t *dualwrite.Topic) {
+			delete(t.Partitions, 1)
+			t.Unassigned = map[int32]dualwrite.UnassignedPartition{1: {}}
+		}), want: []string{"update-topic orders"}},
+	}
+}
+
+// dropState makes partition id of t one without a state, as Read finds
+// it, through the image JSON (the only way to build one).
+func dropState(t *dualwrite.Topic, id int32) {
+	doc := fmt.Sprintf(`{"schema_version":2,"topics":[{"name":"x","partitions":[{"id":%d,"replicas":[1],"state":null}]}]}`, id)
+	img, err := dualwrite.ReadImageJSON(strings.NewReader(doc))
+	if err != nil {
+		panic(err)
+	}
+	p := img.Topics["x"].Partitions[id]
+	p.Replicas = t.Partitions[id].Replicas
+	t.Partitions[id] = p
+}
+
+func partitionValuesCases() []valuesCase {
+	return []valuesCase{
+		{name: "leader, epoch and ISR",
+			desired: editTopic("orders", func(t *dualwrite.Topic) {
+				p := t.Partitions[1]
+				p.State = dualwrite.PartitionState{Leader: 3, LeaderEpoch: 7, ISR: []int32{3}}
+				t.Partitions[1] = p
+			}),
+			want: "update-partitions orders partitions [1]\n    partition 1 leader: 2 -> 3\n    partition 1 leader_epoch: 0 -> 7\n    partition 1 isr: [2,3,1] -> [3]\n"},
+		{name: "partitions deleted",
+			desired: editTopic("orders", func(t *dualwrite.Topic) { delete(t.Partitions, 1) }),
+			want: "update-topic orders\n    partition 1 replicas: [2,3,1] -> (none)\n" +
+				"delete-partitions orders partitions [1]\n    partition 1 leader: 2 -> (none)\n    partition 1 leader_epoch: 0 -> (none)\n" +
+				"    partition 1 isr: [2,3,1] -> (none)\n    partition 1 leader_recovery_state: 0 -> (none)\n"},
+	}
 }

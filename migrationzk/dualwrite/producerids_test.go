@@ -1,10 +1,12 @@
 package dualwrite_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -67,4 +69,31 @@ func (k *kafkaShaped) kafkaShapedSyncProducerID(next int64) error {
 	}
 	block := znode.MigrationProducerIDBlock(next).Encode()
 	return k.kafkaShapedMulti(&zk.SetDataRequest{Path: k.c.p(znode.ProducerIDBlockPath), Data: block, Version: -1}, true)
+}
+
+// producerIDRows are the producer-id block's rows of the tables every
+// domain fills.
+func producerIDRows() domainRows {
+	return domainRows{
+		invalid: []invalid{
+			{"negative producer id", func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteProducerID(-1) }},
+			{"producer id block past the int64 range", func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteProducerID(math.MaxInt64 - 10) }},
+		},
+		undecodable: []undecodable{
+			{"producer id block", znode.ProducerIDBlockPath, func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteProducerID(6000) }},
+		},
+		diff: []diffCase{
+			{name: "producer id moved", desired: func(img *dualwrite.Image) {
+				b := znode.MigrationProducerIDBlock(7000)
+				img.ProducerIDBlock = &b
+			}, want: []string{"write-producer-id [7000, 7999]"}},
+			{name: "producer id new", current: func(img *dualwrite.Image) { img.ProducerIDBlock = nil }, want: []string{"write-producer-id [6000, 6999]"}},
+			{name: "producer id none desired", desired: func(img *dualwrite.Image) { img.ProducerIDBlock = nil }},
+		},
+		values: []valuesCase{
+			{name: "producer-id block",
+				desired: func(img *dualwrite.Image) { b := znode.MigrationProducerIDBlock(7000); img.ProducerIDBlock = &b },
+				want:    "write-producer-id [7000, 7999]\n    block_start: 6000 -> 7000\n    block_end: 6999 -> 7999\n"},
+		},
+	}
 }

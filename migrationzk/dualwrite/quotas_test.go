@@ -211,3 +211,77 @@ func kafkaShapedSecureACL(p string) []zk.ACL {
 	}
 	return append(creator, zk.WorldACL(zk.PermRead)...)
 }
+
+// quotaRows are the client quotas' and SCRAM credentials' rows of the
+// tables every domain fills.
+func quotaRows() domainRows {
+	return domainRows{
+		invalid: invalidQuotaChanges(),
+		refused: refusedQuotaChanges(),
+		undecodable: []undecodable{
+			{"user quotas", "/config/users/alice", func(b *dualwrite.Batch) *dualwrite.Batch {
+				return b.WriteClientQuotas(aliceQuota, map[string]float64{znode.QuotaConsumerByteRate: 1}, nil)
+			}},
+		},
+		diff: quotaDiffCases(),
+		values: []valuesCase{
+			{name: "quotas",
+				desired: func(img *dualwrite.Image) {
+					img.ClientQuotas[clientQuota] = map[string]float64{"consumer_byte_rate": 4096, "request_percentage": 12.5}
+				},
+				want: "write-client-quotas clients/app\n    consumer_byte_rate: 2048 -> 4096\n    request_percentage: (none) -> 12.5\n"},
+		},
+	}
+}
+
+func invalidQuotaChanges() []invalid {
+	quotas := func(e dualwrite.QuotaEntity, q map[string]float64, scram map[string]znode.ScramCredential) func(*dualwrite.Batch) *dualwrite.Batch {
+		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteClientQuotas(e, q, scram) }
+	}
+	scram := map[string]znode.ScramCredential{znode.ScramSHA256: credential}
+	return []invalid{
+		{"unknown quota key", quotas(aliceQuota, map[string]float64{"bytes_per_fortnight": 1}, nil)},
+		{"non-integral LONG quota", quotas(aliceQuota, map[string]float64{znode.QuotaProducerByteRate: 1024.5}, nil)},
+		{"non-integral INT quota", quotas(dualwrite.QuotaEntity{IP: "1.2.3.4"}, map[string]float64{znode.QuotaConnectionCreationRate: 0.5}, nil)},
+		{"SCRAM on a client entity", quotas(dualwrite.QuotaEntity{ClientID: "c1"}, nil, scram)},
+		{"SCRAM on a user's client", quotas(dualwrite.QuotaEntity{User: "alice", ClientID: "c1"}, nil, scram)},
+		{"unknown SCRAM mechanism", quotas(aliceQuota, nil, map[string]znode.ScramCredential{"SCRAM-MD5": credential})},
+		{"empty quota entity", quotas(dualwrite.QuotaEntity{}, map[string]float64{znode.QuotaConsumerByteRate: 1}, nil)},
+		{"IP entity with a user", quotas(dualwrite.QuotaEntity{User: "alice", IP: "1.2.3.4"}, nil, nil)},
+	}
+}
+
+func refusedQuotaChanges() []namedInvalid {
+	quotas := func(e dualwrite.QuotaEntity, q map[string]float64) func(*dualwrite.Batch) *dualwrite.Batch {
+		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteClientQuotas(e, q, nil) }
+	}
+	rate := map[string]float64{znode.QuotaConsumerByteRate: 1024}
+	return []namedInvalid{
+		{invalid{"quota user not UTF-8", quotas(dualwrite.QuotaEntity{User: "al\xffice"}, rate)}, `quota entity user "al\xffice"`},
+		{invalid{"quota client id not UTF-8", quotas(dualwrite.QuotaEntity{User: "alice", ClientID: "c\xff"}, rate)}, `quota entity client id "c\xff"`},
+		{invalid{"quota IP not UTF-8", quotas(dualwrite.QuotaEntity{IP: "10.0.0.\xff"}, nil)}, `quota entity IP "10.0.0.\xff"`},
+		{invalid{"quota of 0", quotas(aliceQuota, map[string]float64{znode.QuotaConsumerByteRate: 0})}, "quota consumer_byte_rate: value 0"},
+		{invalid{"negative quota", quotas(aliceQuota, map[string]float64{znode.QuotaRequestPercentage: -1.5})}, "quota request_percentage: value -1.5"},
+	}
+}
+
+func quotaDiffCases() []diffCase {
+	return []diffCase{
+		{name: "quota changed", desired: func(img *dualwrite.Image) {
+			img.ClientQuotas[clientQuota] = map[string]float64{"consumer_byte_rate": 4096}
+		},
+			want: []string{"write-client-quotas clients/app"}},
+		{name: "quota entity new", desired: func(img *dualwrite.Image) { img.ClientQuotas[bobQuota] = map[string]float64{"request_percentage": 50} },
+			want: []string{"write-client-quotas users/bob"}},
+		{name: "quota entity absent keeps an empty config", desired: func(img *dualwrite.Image) { delete(img.ClientQuotas, clientQuota) },
+			want: []string{"write-client-quotas clients/app"}},
+		{name: "quota entity empty in ZooKeeper and absent", current: func(img *dualwrite.Image) { img.ClientQuotas[bobQuota] = map[string]float64{} }},
+		{name: "scram added", desired: func(img *dualwrite.Image) {
+			img.Scram["alice"] = map[string]znode.ScramCredential{znode.ScramSHA256: credential, znode.ScramSHA512: sha512}
+		}, want: []string{"write-client-quotas users/alice"}},
+		{name: "scram of a user without quotas", desired: func(img *dualwrite.Image) {
+			img.Scram["bob"] = map[string]znode.ScramCredential{znode.ScramSHA512: sha512}
+		}, want: []string{"write-client-quotas users/bob"}},
+		{name: "scram removed", desired: func(img *dualwrite.Image) { delete(img.Scram, "alice") }, want: []string{"write-client-quotas users/alice"}},
+	}
+}

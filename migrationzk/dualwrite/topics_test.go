@@ -428,3 +428,83 @@ func (k *kafkaShaped) kafkaShapedDescendants(p string) []string {
 	}
 	return append(out, p)
 }
+
+// topicRows are the topics' rows of the tables every domain fills.
+func topicRows() domainRows {
+	return domainRows{
+		invalid: invalidTopicChanges(),
+		refused: []namedInvalid{
+			{invalid{"topic deleted by a name not UTF-8", func(b *dualwrite.Batch) *dualwrite.Batch { return b.DeleteTopic("a\xffb") }}, `topic name "a\xffb"`},
+		},
+		newNames: newTopicNames(),
+		undecodable: []undecodable{
+			{"topic", znode.TopicPath("orders"), func(b *dualwrite.Batch) *dualwrite.Batch { return b.UpdateTopic(topic("orders", 1)) }},
+		},
+		diff:   topicDiffCases(),
+		values: topicValuesCases(),
+	}
+}
+
+func invalidTopicChanges() []invalid {
+	return []invalid{
+		{"empty topic name", func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withPartition("", 0)) }},
+		{"topic name with a slash", func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withPartition("a/b", 0)) }},
+		{"topic name ..", func(b *dualwrite.Batch) *dualwrite.Batch { return b.UpdateTopic(withPartition("..", 0)) }},
+		{"topic name with NUL", func(b *dualwrite.Batch) *dualwrite.Batch { return b.DeleteTopic("a\x00b") }},
+		{"topic without partitions", func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(dualwrite.Topic{Name: "orders"}) }},
+	}
+}
+
+func newTopicNames() []newName {
+	long := strings.Repeat("t", 250)
+	withName := func(name string) dualwrite.Topic { return topic(name, 1) }
+	return []newName{
+		{"topic name of 250 characters", `topic name "` + long + `": 250 characters`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName(long)) }},
+		{"topic name with a space", `topic name "a b"`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName("a b")) }},
+		{"topic name with a colon", `topic name "a:b"`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName("a:b")) }},
+		{"topic name not ASCII", `topic name "zürich"`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName("zürich")) }},
+		{"topic name .", `topic name "."`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName(".")) }},
+		{"topic updated under a new bad name", `topic name "a b"`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.UpdateTopic(withName("a b")) }},
+	}
+}
+
+func topicDiffCases() []diffCase {
+	return []diffCase{
+		{name: "topic new", desired: func(img *dualwrite.Image) { img.Topics["audit"] = topic("audit", 1) }, want: []string{"create-topic audit"}},
+		{name: "topic removed", desired: func(img *dualwrite.Image) { delete(img.Topics, "payments") }, want: []string{"delete-topic payments"}},
+		{name: "replica order is the preferred leader", desired: editTopic("orders", func(t *dualwrite.Topic) {
+			p := t.Partitions[1]
+			p.Replicas = []int32{p.Replicas[1], p.Replicas[0], p.Replicas[2]}
+			t.Partitions[1] = p
+		}), want: []string{"update-topic orders"}},
+		{name: "reassignment in progress", desired: editTopic("orders", func(t *dualwrite.Topic) {
+			p := t.Partitions[0]
+			p.AddingReplicas = []int32{4}
+			t.Partitions[0] = p
+		}), want: []string{"update-topic orders"}},
+		{name: "topic id changed is a replace", desired: editTopic("orders", func(t *dualwrite.Topic) { t.ID = otherUUID }),
+			want: []string{"replace-topic orders id ASNFZ4mrze8P7cuph2VDIQ to AAAAAAAAAAEAAAAAAAAAAg", "write-configs topics/orders"}},
+		{name: "topic id removed is a replace", desired: editTopic("orders", func(t *dualwrite.Topic) { t.ID = znode.Uuid{} }),
+			want: []string{"replace-topic orders id ASNFZ4mrze8P7cuph2VDIQ to none", "write-configs topics/orders"}},
+		{name: "topic id added is an update", current: editTopic("orders", func(t *dualwrite.Topic) { t.ID = znode.Uuid{} }),
+			want: []string{"update-topic orders"}},
+		{name: "Name field need not be set", desired: editTopic("orders", func(t *dualwrite.Topic) { t.Name = "" })},
+	}
+}
+
+func topicValuesCases() []valuesCase {
+	return []valuesCase{
+		{name: "replicas and reassignment",
+			desired: editTopic("orders", func(t *dualwrite.Topic) {
+				p := t.Partitions[0]
+				p.Replicas, p.AddingReplicas, p.RemovingReplicas = []int32{1, 2, 3, 4}, []int32{4}, []int32{1}
+				t.Partitions[0] = p
+			}),
+			want: "update-topic orders\n    partition 0 replicas: [1,2,3] -> [1,2,3,4]\n    partition 0 adding_replicas: (none) -> [4]\n    partition 0 removing_replicas: (none) -> [1]\n"},
+		{name: "topic created",
+			current: func(img *dualwrite.Image) { delete(img.Topics, "payments") },
+			want: "create-topic payments\n    topic_id: (none) -> ASNFZ4mrze8P7cuph2VDIQ\n    partition 0 replicas: (none) -> [1,2,3]\n" +
+				"    partition 0 leader: (none) -> 1\n    partition 0 leader_epoch: (none) -> 0\n    partition 0 isr: (none) -> [1,2,3]\n" +
+				"    partition 0 leader_recovery_state: (none) -> 0\n"},
+	}
+}
