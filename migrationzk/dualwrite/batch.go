@@ -29,9 +29,11 @@ type change func(v *view, s migrationzk.State) bool
 
 // Batch gathers the changes of one KRaft delta, to be applied by Apply in
 // one fenced transaction (more when the size limit splits it) that moves
-// the checkpoint. Its methods record a change and return the Batch; an
-// invalid change makes Apply fail without writing anything. A Batch is
-// not safe for concurrent use.
+// the checkpoint. Its methods record a change and return the Batch; each
+// method's doc states what its change writes and refuses, and the Client
+// method of the same name applies that change alone. An invalid change
+// makes Apply fail without writing anything. A Batch is not safe for
+// concurrent use.
 type Batch struct {
 	c       *Client
 	changes []change

@@ -58,11 +58,9 @@ func WithReadProgress(progress func(ReadProgress)) SyncOption {
 // right Sync keeps its semantics: a quota entity ZooKeeper holds that
 // desired lacks keeps its znode with an empty config, and a config or ACL
 // set desired holds empty is deleted. Where it is wrong Sync does better:
-// partitions ZooKeeper lacks are created (Kafka sets their data: NoNode),
-// partitions are deleted state first (Kafka: NotEmpty), the producer-id
-// block is written only when it differs (Kafka rewrites it every sync),
-// and the plan lands in atomic transactions with the checkpoint last
-// (Kafka's independent requests each move the checkpoint).
+// deviations 14 to 16 of
+// https://github.com/kraftmigration/zkwriter/blob/main/docs/deviations.md,
+// besides those of every dual-write (6 to 13).
 //
 // Secrets follow the rules of every write (SecretError): a plan that
 // would write a redacted value, such as one of a redacted export's, fails
