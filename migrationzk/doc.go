@@ -1,6 +1,19 @@
 // Package migrationzk writes Kafka's ZooKeeper state during a
 // ZooKeeper-to-KRaft migration without getting stuck or losing data.
 //
+// It is the Writer, the second of five layers. A package imports only
+// from its own line and those above it, and the packages beside the
+// Writer from their own line only: the Writer knows nothing of
+// connections, TLS or SASL. A short name is a package below migrationzk/
+// (znode is migrationzk/znode); checker and the commands sit at the
+// module's top:
+//
+//	bytes               znode, checker, passwordencoder
+//	the Writer          migrationzk
+//	Kafka's vocabulary  dualwrite, zkmetrics
+//	beside the Writer   zkconn, zkconn/sasl, zktls, zktest
+//	the tools           cmd/migrationzk, cmd/zksandbox
+//
 // A KRaft controller in a migration checkpoints its progress in /migration
 // with conditional writes, mirrors metadata into ZooKeeper in fenced
 // transactions, and claims leadership through /controller_epoch and
@@ -81,6 +94,6 @@
 //     credentials or the ACLs; nothing was written.
 //
 // Every deliberate difference from Kafka 3.9, of this package and the
-// others, is listed in one place: the README's section "Where zkwriter
-// differs from Kafka 3.9, on purpose".
+// others, is listed in one place, numbered: docs/deviations.md in the
+// repository, "Where zkwriter differs from Kafka 3.9, on purpose".
 package migrationzk

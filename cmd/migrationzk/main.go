@@ -52,6 +52,10 @@
 // authentication failure, no Kafka metadata under the root, or data that
 // cannot be decoded blocks the action. Nothing is written on exit 2 unless
 // the output says so.
+//
+// The operators' guide, docs/operators.md in the repository, has the
+// reference of every command and of the JSON output, and a walkthrough
+// on a sandbox cluster.
 package main
 
 import (

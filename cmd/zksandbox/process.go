@@ -168,8 +168,9 @@ func (sb sandbox) logTail() string {
 }
 
 // stop signals the serve process and waits until it has stopped the
-// server, or deleted its chroot of ZK_SERVERS, and removed the directory.
-// A chroot whose serve process is gone is deleted here.
+// server, or deleted its chroot of ZK_SERVERS, and removed the directory:
+// the whole directory, not only its pid file, which the removal may take
+// first. A chroot whose serve process is gone is deleted here.
 func (sb sandbox) stop(ctx context.Context) error {
 	shared, chroot, recorded := sb.recordedChroot()
 	pid, err := sb.pid()
@@ -188,7 +189,7 @@ func (sb sandbox) stop(ctx context.Context) error {
 		return err
 	}
 	for {
-		if _, err := os.Stat(sb.path(pidFile)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(sb.dir); errors.Is(err, os.ErrNotExist) {
 			if recorded {
 				fmt.Fprintf(sb.stdout, "Sandbox stopped; its chroot %s on %s is deleted, %s removed.\n", chroot, strings.Join(shared, ","), sb.dir)
 				return nil

@@ -21,7 +21,7 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
-// walkthroughStep is one line of the README's sandbox walkthrough.
+// walkthroughStep is one line of the operators' guide's sandbox walkthrough.
 type walkthroughStep struct {
 	line string
 	// args run migrationzk, with --zk given first; nil for a make line.
@@ -36,15 +36,16 @@ type walkthroughStep struct {
 // line of its output.
 var stepComment = regexp.MustCompile(`^(.*\S)\s+# exit (\d): (.+)$`)
 
-// walkthrough returns the steps of the README's sandbox walkthrough.
+// walkthrough returns the steps of the sandbox walkthrough of the
+// operators' guide, docs/operators.md.
 func walkthrough(t *testing.T) []walkthroughStep {
-	readme, err := os.ReadFile("../../README.md")
+	guide, err := os.ReadFile("../../docs/operators.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "### A walkthrough on the sandbox\n")
+	_, section, ok := strings.Cut(string(guide), "## A walkthrough on the sandbox\n")
 	if !ok {
-		t.Fatal("README.md has no sandbox walkthrough")
+		t.Fatal("docs/operators.md has no sandbox walkthrough")
 	}
 	_, block, _ := strings.Cut(section, "```sh\n")
 	block, _, ok = strings.Cut(block, "```")
@@ -118,10 +119,10 @@ func runEnv(t *testing.T, env []string, dir, bin string, args ...string) (string
 // zkAddr is the --zk start prints.
 var zkAddr = regexp.MustCompile(`export ZK=(\S+)`)
 
-// TestWalkthrough runs the README's sandbox walkthrough as it stands:
-// zksandbox start, each migrationzk line through the built binary (its
-// exit code and output as the line's comment says), zksandbox delta and
-// stop; then no sandbox is left: no directory, no server, no chroot. It
+// TestWalkthrough runs the operators' guide's sandbox walkthrough as it
+// stands: zksandbox start, each migrationzk line through the built binary
+// (its exit code and output as the line's comment says), zksandbox delta
+// and stop; then no sandbox is left: no directory, no server, no chroot. It
 // runs on a server the sandbox starts itself, and on servers named by
 // ZK_SERVERS, where the outputs name the sandbox's chroot before /kafka.
 // Fault: none.
