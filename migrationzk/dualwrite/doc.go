@@ -150,8 +150,4 @@
 //     (imagejson_test.go).
 //   - Where it differs from Kafka 3.9, an entry in
 //     https://github.com/kraftmigration/zkwriter/blob/main/docs/deviations.md.
-//
-// Every deliberate difference from Kafka 3.9, of this package and the
-// others, is listed in one place, numbered:
-// https://github.com/kraftmigration/zkwriter/blob/main/docs/deviations.md.
 package dualwrite
