@@ -157,15 +157,16 @@ func ExampleWriter_Apply() {
 
 // ConditionalDelete deletes a znode at the version read, telling a delete
 // whose acknowledgement was lost apart from a conflict.
-func ExampleConditionalDelete() {
+func ExampleWriter_ConditionalDelete() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	_, st, err := conn.Get("/kafka/controller")
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	zs, err := w.Read(ctx, "/controller")
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := migrationzk.ConditionalDelete(ctx, conn, "/controller", st.Version, migrationzk.WithRoot("/kafka"))
+	res, err := w.ConditionalDelete(ctx, "/controller", zs[0].Version)
 	var conflict *migrationzk.ConflictError
 	if errors.As(err, &conflict) {
 		log.Fatalf("/controller changed meanwhile (now version %d)", conflict.CurrentVersion)
@@ -245,8 +246,8 @@ func ExampleUpdateResult() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	res, err := migrationzk.ConditionalUpdate(ctx, conn, "/controller_epoch", znode.EncodeControllerEpoch(50), 43, nil,
-		migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	res, err := w.ConditionalUpdate(ctx, "/controller_epoch", znode.EncodeControllerEpoch(50), 43, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -259,7 +260,8 @@ func ExampleDeleteResult() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	res, err := migrationzk.ConditionalDelete(ctx, conn, "/controller", 0, migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	res, err := w.ConditionalDelete(ctx, "/controller", 0)
 	switch {
 	case err != nil:
 		log.Fatal(err)

@@ -87,7 +87,7 @@ func ExampleWriter_Update() {
 
 // ConditionalUpdate is the same guarantee for any znode, with a checker
 // that knows its format.
-func ExampleConditionalUpdate() {
+func ExampleWriter_ConditionalUpdate() {
 	ctx := context.Background()
 	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 	if err != nil {
@@ -96,8 +96,8 @@ func ExampleConditionalUpdate() {
 	defer conn.Close()
 	path := znode.PartitionStatePath("orders", 0)
 	state := znode.PartitionState{ControllerEpoch: 7, Leader: 2, LeaderEpoch: 4, ISR: []int32{2, 3}}
-	res, err := migrationzk.ConditionalUpdate(ctx, conn, path, state.Encode(), 3, checker.LeaderAndIsr{},
-		migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	res, err := w.ConditionalUpdate(ctx, path, state.Encode(), 3, checker.LeaderAndIsr{})
 	if err != nil {
 		log.Fatal(err)
 	}

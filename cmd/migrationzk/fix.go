@@ -288,9 +288,13 @@ func (a *app) applySet(ctx context.Context, conn *zk.Conn, rep *fixReport) (err 
 	set := &rep.Actions[0]
 	a.announce(rep, 0)
 	defer func() { a.report(rep, 0, err) }()
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return err
+	}
 	sctx, cancel := a.step(ctx)
-	res, err := migrationzk.ConditionalUpdate(sctx, conn, znode.ControllerEpochPath, znode.EncodeControllerEpoch(*set.To),
-		set.ExpectedVersion, checker.ControllerEpoch{}, a.writeOpts()...)
+	res, err := w.ConditionalUpdate(sctx, znode.ControllerEpochPath, znode.EncodeControllerEpoch(*set.To),
+		set.ExpectedVersion, checker.ControllerEpoch{})
 	cancel()
 	var conflict *migrationzk.ConflictError
 	switch {
@@ -312,8 +316,12 @@ func (a *app) applyDelete(ctx context.Context, conn *zk.Conn, rep *fixReport) (e
 	set, del := &rep.Actions[0], &rep.Actions[1]
 	a.announce(rep, 1)
 	defer func() { a.report(rep, 1, err) }()
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return err
+	}
 	dctx, cancel := a.step(ctx)
-	res, err := migrationzk.ConditionalDelete(dctx, conn, znode.ControllerPath, del.ExpectedVersion, a.writeOpts()...)
+	res, err := w.ConditionalDelete(dctx, znode.ControllerPath, del.ExpectedVersion)
 	cancel()
 	var conflict *migrationzk.ConflictError
 	if errors.As(err, &conflict) {
