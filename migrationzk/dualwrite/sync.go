@@ -38,6 +38,18 @@ func WithReadProgress(progress func(ReadProgress)) SyncOption {
 	return func(o *syncOptions) { o.progress = progress }
 }
 
+// buildSyncOptions applies opts; a nil one is invalid.
+func buildSyncOptions(opts []SyncOption) (syncOptions, error) {
+	var o syncOptions
+	for i, opt := range opts {
+		if opt == nil {
+			return o, invalidf("Sync: option %d is nil", i)
+		}
+		opt(&o)
+	}
+	return o, nil
+}
+
 // Sync makes ZooKeeper hold desired, as Kafka's full sync (handleSnapshot)
 // does when a KRaft controller takes over, and returns the State
 // ZooKeeper holds. It reads the tree (Read), plans what differs (Diff),
@@ -65,11 +77,13 @@ func WithReadProgress(progress func(ReadProgress)) SyncOption {
 // (Kafka's independent requests each move the checkpoint).
 //
 // On error the State is what ZooKeeper is known to hold, as Batch.Apply
-// returns it; the report holds what was read and planned.
+// returns it; the report holds what was read and planned. A nil option
+// fails the call before anything is read, with an error wrapping
+// migrationzk.ErrInvalidArgument.
 func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, opts ...SyncOption) (migrationzk.State, SyncReport, error) {
-	var o syncOptions
-	for _, opt := range opts {
-		opt(&o)
+	o, err := buildSyncOptions(opts)
+	if err != nil {
+		return s, SyncReport{}, err
 	}
 	start := time.Now()
 	var rep SyncReport
