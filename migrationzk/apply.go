@@ -128,7 +128,7 @@ func (b *batch) ready(ctx context.Context, ops []Op) error {
 	if s.ZkControllerEpochZkVersion < 0 {
 		return invalidf("ZkControllerEpochZkVersion %d: Apply fences every transaction by %s and needs its version (from ClaimLeadership)", s.ZkControllerEpochZkVersion, b.epochPath)
 	}
-	p, at, err := b.w.newPlan(ops, s.migration().Encode())
+	p, at, err := b.w.newPlan(ops, s.Checkpoint().Encode())
 	if err != nil {
 		if at >= 0 {
 			b.results[at].Err = err

@@ -507,9 +507,7 @@ func matrixRows() []matrixRow {
 
 // kraftData is /migration holding kraft().
 func kraftData() []byte {
-	s := kraft()
-	return znode.Migration{KRaftMetadataOffset: s.KRaftMetadataOffset, KRaftControllerID: s.KRaftControllerID,
-		KRaftMetadataEpoch: s.KRaftMetadataEpoch, KRaftControllerEpoch: s.KRaftControllerEpoch}.Encode()
+	return kraft().Checkpoint().Encode()
 }
 
 // snapshot returns every znode under the root: path to version and data.

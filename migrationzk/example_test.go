@@ -114,6 +114,16 @@ func ExampleInitialState() {
 	// Output: -1 -1 -1
 }
 
+// A State's checkpoint is the /migration content Update writes for it,
+// to compare with what a read found.
+func ExampleState_Checkpoint() {
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
+	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 1234, 7
+	fmt.Printf("%s\n", s.Checkpoint().Encode())
+	// Output: {"version":0,"kraft_metadata_offset":1234,"kraft_controller_id":3000,"kraft_metadata_epoch":7,"kraft_controller_epoch":7}
+}
+
 // Sorting the ops of a batch by what they do to their znodes.
 func ExampleOp_Kind() {
 	ops := []migrationzk.Op{

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
-	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // SyncReport says what a Sync found and did.
@@ -112,12 +111,6 @@ func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, o
 	rep.Results = res
 	rep.ApplyTime = time.Since(start) - rep.ReadTime
 	return st, rep, err
-}
-
-// checkpointOf is the content of /migration that s stands for.
-func checkpointOf(s migrationzk.State) znode.Migration {
-	return znode.Migration{KRaftMetadataOffset: s.KRaftMetadataOffset, KRaftControllerID: s.KRaftControllerID,
-		KRaftMetadataEpoch: s.KRaftMetadataEpoch, KRaftControllerEpoch: s.KRaftControllerEpoch}
 }
 
 // undecodablePaths returns img's undecodable paths as a set.
