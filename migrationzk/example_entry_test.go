@@ -373,3 +373,43 @@ func ExampleWriter_Read() {
 		}
 	}
 }
+
+// Before a leadership claim, which deletes /controller, a controller can
+// find out that its credentials allow it, without deleting anything.
+func ExampleWriter_CheckDeletable() {
+	ctx := context.Background()
+	conn := connectExample(ctx)
+	defer conn.Close()
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+
+	err := w.CheckDeletable(ctx) // /controller
+	var denied *migrationzk.NotAuthorizedError
+	switch {
+	case errors.As(err, &denied):
+		log.Fatalf("these credentials may not delete %s: fix the ACL of its parent", denied.Path)
+	case err != nil:
+		log.Fatal(err)
+	}
+	fmt.Println("/controller may be deleted")
+}
+
+// Credentials that CheckCredentials approves prove nothing when the znodes
+// let anyone write: ReadACL shows it.
+func ExampleWriter_ReadACL() {
+	ctx := context.Background()
+	conn := connectExample(ctx)
+	defer conn.Close()
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+
+	acls, err := w.ReadACL(ctx, "/controller_epoch", "/migration")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, z := range acls {
+		for _, e := range z.ACL {
+			if e.Scheme == "world" && e.Perms&zk.PermWrite != 0 {
+				fmt.Printf("%s: anyone may write it\n", z.Path)
+			}
+		}
+	}
+}

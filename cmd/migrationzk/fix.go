@@ -246,11 +246,15 @@ func (a *app) afterFix(ctx context.Context, conn *zk.Conn, rep *fixReport) (int,
 // stops it before the first write rather than between the two.
 func (a *app) applyFix(ctx context.Context, conn *zk.Conn, rep *fixReport) error {
 	if len(rep.Actions) > 1 {
+		w, err := a.newWriter(conn)
+		if err != nil {
+			return err
+		}
 		pctx, cancel := a.step(ctx)
-		err := probeDelete(pctx, conn, rep.Actions[1].Path)
+		err = w.CheckDeletable(pctx, znode.ControllerPath)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("%w; nothing was changed", err)
+			return fmt.Errorf("probe delete %s: %w; nothing was changed", rep.Actions[1].Path, err)
 		}
 	}
 	if err := a.applySet(ctx, conn, rep); err != nil {
@@ -354,19 +358,4 @@ func (a *app) replaced(ctx context.Context, conn *zk.Conn, set, del *fixAction, 
 		}
 	}
 	return fmt.Errorf("%s was raised, but %s changed since it was read (now version %d): run rollback-fix again", set.Path, del.Path, conflict.CurrentVersion)
-}
-
-// probeDelete finds out, without deleting, whether the client may delete
-// the znode at path: ZooKeeper checks the parent's ACL before the version,
-// and no znode is at version -2. A refusal is a
-// *migrationzk.NotAuthorizedError.
-func probeDelete(ctx context.Context, conn *zk.Conn, path string) error {
-	err := read(ctx, conn, func() error { return conn.Delete(path, -2) })
-	switch {
-	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNoNode):
-		return nil
-	case err == nil:
-		return fmt.Errorf("probe of %s: ZooKeeper took a delete at version -2", path)
-	}
-	return fmt.Errorf("probe delete %s: %w", path, denied(path, "delete", err))
 }
