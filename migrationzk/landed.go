@@ -10,7 +10,9 @@ package migrationzk
 // give the verdict. Nothing else in the package decides; executor.go only
 // carries verdicts out, and knows two fates of its own: acknowledged, and
 // unknown when a call must stop while a copy is in doubt and no reread has
-// settled it.
+// settled it. For a batch, batchrequest.go sends each request and records
+// it once in, and batchevidence.go gathers what a rejected one shows, for
+// these rules to judge.
 //
 // A write counts as ours only with exact evidence: the version it must have
 // produced (expected+1 for SetData, 0 for a create) and, for a fenced
