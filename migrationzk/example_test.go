@@ -104,7 +104,7 @@ func ExampleWriter_Update() {
 
 // ConditionalUpdate is the same guarantee for any znode, with a checker
 // that knows its format.
-func ExampleConditionalUpdate() {
+func ExampleWriter_ConditionalUpdate() {
 	ctx := context.Background()
 	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 	if err != nil {
@@ -113,8 +113,8 @@ func ExampleConditionalUpdate() {
 	defer conn.Close()
 	path := znode.PartitionStatePath("orders", 0)
 	state := znode.PartitionState{ControllerEpoch: 7, Leader: 2, LeaderEpoch: 4, ISR: []int32{2, 3}}
-	res, err := migrationzk.ConditionalUpdate(ctx, conn, path, state.Encode(), 3, checker.LeaderAndIsr{},
-		migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	res, err := w.ConditionalUpdate(ctx, path, state.Encode(), 3, checker.LeaderAndIsr{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -129,6 +129,16 @@ func ExampleInitialState() {
 	s := migrationzk.InitialState()
 	fmt.Println(s.KRaftMetadataOffset, s.MigrationZkVersion, s.ZkControllerEpochZkVersion)
 	// Output: -1 -1 -1
+}
+
+// A State's checkpoint is the /migration content Update writes for it,
+// to compare with what a read found.
+func ExampleState_Checkpoint() {
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
+	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 1234, 7
+	fmt.Printf("%s\n", s.Checkpoint().Encode())
+	// Output: {"version":0,"kraft_metadata_offset":1234,"kraft_controller_id":3000,"kraft_metadata_epoch":7,"kraft_controller_epoch":7}
 }
 
 // Sorting the ops of a batch by what they do to their znodes.

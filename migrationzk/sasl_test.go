@@ -20,13 +20,13 @@ import (
 func conditionalPaths() []writePath {
 	return []writePath{
 		{name: "ConditionalUpdate", op: zktest.OpSetData, path: "/config",
-			call: func(ctx context.Context, c *cluster, _ *migrationzk.Writer, _ migrationzk.State) error {
-				_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/config", []byte("v1"), 0, nil, migrationzk.WithRoot(c.root))
+			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, _ migrationzk.State) error {
+				_, err := w.ConditionalUpdate(ctx, "/config", []byte("v1"), 0, nil)
 				return err
 			}},
 		{name: "ConditionalDelete", op: zktest.OpDelete, path: "/config/changes",
-			call: func(ctx context.Context, c *cluster, _ *migrationzk.Writer, _ migrationzk.State) error {
-				_, err := migrationzk.ConditionalDelete(ctx, c.conn, "/config/changes", 0, migrationzk.WithRoot(c.root))
+			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, _ migrationzk.State) error {
+				_, err := w.ConditionalDelete(ctx, "/config/changes", 0)
 				return err
 			}},
 	}

@@ -90,7 +90,7 @@ func TestNotAuthorized(t *testing.T) {
 		t.Fatalf("CheckCredentials with a wrong password: %v", err)
 	}
 	c.faults.ResetCounts()
-	_, err = migrationzk.ConditionalUpdate(testContext(t), c.conn, "/brokers/topics", []byte("x"), 0, nil, migrationzk.WithRoot(root))
+	_, err = w.ConditionalUpdate(testContext(t), "/brokers/topics", []byte("x"), 0, nil)
 	if !errors.As(err, &nae) || errors.Is(err, migrationzk.ErrOutcomeUnknown) || errors.Is(err, migrationzk.ErrConflict) {
 		t.Fatalf("update without permission: %v", err)
 	}

@@ -120,26 +120,25 @@ func controlZnodes() []string {
 // not be verified: every control znode that exists lets anyone write it,
 // so ZooKeeper refuses no probe whatever the password.
 func (a *app) checkVerifiable(ctx context.Context, conn *zk.Conn) error {
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := a.step(ctx)
 	defer cancel()
+	acls, err := w.ReadACL(ctx, controlZnodes()...)
+	if err != nil {
+		return fmt.Errorf("read the ACLs of the control znodes: %w", firstJoined(err))
+	}
 	var open []string
-	for _, p := range controlZnodes() {
-		path := a.path(p)
-		var acl []zk.ACL
-		err := read(ctx, conn, func() error {
-			var err error
-			acl, _, err = conn.GetACL(path)
-			return err
-		})
+	for _, z := range acls {
 		switch {
-		case errors.Is(err, zk.ErrNoNode):
+		case !z.Exists:
 			continue
-		case err != nil:
-			return fmt.Errorf("read the ACL of %s: %w", path, denied(path, "getACL", err))
-		case !worldWritable(acl):
+		case !worldWritable(z.ACL):
 			return nil
 		}
-		open = append(open, path)
+		open = append(open, a.path(z.Path))
 	}
 	if len(open) > 0 {
 		a.unverified = fmt.Sprintf("the digest credentials of user %q (from %s) could not be verified: %s let anyone write, "+

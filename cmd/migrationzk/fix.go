@@ -241,11 +241,15 @@ func (a *app) afterFix(ctx context.Context, conn *zk.Conn, rep *fixReport) (int,
 // stops it before the first write rather than between the two.
 func (a *app) applyFix(ctx context.Context, conn *zk.Conn, rep *fixReport) error {
 	if len(rep.Actions) > 1 {
+		w, err := a.newWriter(conn)
+		if err != nil {
+			return err
+		}
 		pctx, cancel := a.step(ctx)
-		err := probeDelete(pctx, conn, rep.Actions[1].Path)
+		err = w.CheckDeletable(pctx, znode.ControllerPath)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("%w; nothing was changed", err)
+			return fmt.Errorf("probe delete %s: %w; nothing was changed", rep.Actions[1].Path, err)
 		}
 	}
 	if err := a.applySet(ctx, conn, rep); err != nil {
@@ -283,9 +287,13 @@ func (a *app) applySet(ctx context.Context, conn *zk.Conn, rep *fixReport) (err 
 	set := &rep.Actions[0]
 	a.announce(rep, 0)
 	defer func() { a.report(rep, 0, err) }()
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return err
+	}
 	sctx, cancel := a.step(ctx)
-	res, err := migrationzk.ConditionalUpdate(sctx, conn, znode.ControllerEpochPath, znode.EncodeControllerEpoch(*set.To),
-		set.ExpectedVersion, checker.ControllerEpoch{}, a.writeOpts()...)
+	res, err := w.ConditionalUpdate(sctx, znode.ControllerEpochPath, znode.EncodeControllerEpoch(*set.To),
+		set.ExpectedVersion, checker.ControllerEpoch{})
 	cancel()
 	var conflict *migrationzk.ConflictError
 	switch {
@@ -307,8 +315,12 @@ func (a *app) applyDelete(ctx context.Context, conn *zk.Conn, rep *fixReport) (e
 	set, del := &rep.Actions[0], &rep.Actions[1]
 	a.announce(rep, 1)
 	defer func() { a.report(rep, 1, err) }()
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return err
+	}
 	dctx, cancel := a.step(ctx)
-	res, err := migrationzk.ConditionalDelete(dctx, conn, znode.ControllerPath, del.ExpectedVersion, a.writeOpts()...)
+	res, err := w.ConditionalDelete(dctx, znode.ControllerPath, del.ExpectedVersion)
 	cancel()
 	var conflict *migrationzk.ConflictError
 	if errors.As(err, &conflict) {
@@ -341,19 +353,4 @@ func (a *app) replaced(ctx context.Context, conn *zk.Conn, set, del *fixAction, 
 		}
 	}
 	return fmt.Errorf("%s was raised, but %s changed since it was read (now version %d): run rollback-fix again", set.Path, del.Path, conflict.CurrentVersion)
-}
-
-// probeDelete finds out, without deleting, whether the client may delete
-// the znode at path: ZooKeeper checks the parent's ACL before the version,
-// and no znode is at version -2. A refusal is a
-// *migrationzk.NotAuthorizedError.
-func probeDelete(ctx context.Context, conn *zk.Conn, path string) error {
-	err := read(ctx, conn, func() error { return conn.Delete(path, -2) })
-	switch {
-	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNoNode):
-		return nil
-	case err == nil:
-		return fmt.Errorf("probe of %s: ZooKeeper took a delete at version -2", path)
-	}
-	return fmt.Errorf("probe delete %s: %w", path, denied(path, "delete", err))
 }

@@ -12,18 +12,17 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// Scan sizes. The library's Read and Children keep several requests in
-// flight at once on the one connection. Topics' partitions are listed a
-// page of topics at a time, and partition states read in chunks, each with
-// its own --timeout, so that the time limit applies to a bounded amount of
-// work and the progress bar moves.
-const (
-	topicsPerPage = 500
-	readsPerChunk = 2000
-)
+// readsPerChunk is how many partition states a scan reads at once. The
+// library's Read and Children keep several requests in flight at once on
+// the one connection. Topics' partitions are listed a page of topics
+// (dualwrite.TopicsPerPage) at a time, and partition states read in
+// chunks, each with its own --timeout, so that the time limit applies to a
+// bounded amount of work and the progress bar moves.
+const readsPerChunk = 2000
 
 // stampedPartition is a partition and the controller epoch its state
 // carries.
@@ -127,8 +126,8 @@ func (a *app) listTopics(ctx context.Context, w *migrationzk.Writer) ([]string, 
 // time, in topic and numeric partition order, counting topics on bar.
 func (a *app) listAllPartitions(ctx context.Context, w *migrationzk.Writer, topics []string, bar *progress) ([]partitionJob, error) {
 	var jobs []partitionJob
-	for first := 0; first < len(topics); first += topicsPerPage {
-		page := topics[first:min(first+topicsPerPage, len(topics))]
+	for first := 0; first < len(topics); first += dualwrite.TopicsPerPage {
+		page := topics[first:min(first+dualwrite.TopicsPerPage, len(topics))]
 		pj, err := a.listPartitions(ctx, w, page)
 		if err != nil {
 			return nil, err

@@ -8,9 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
-	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -22,39 +20,6 @@ const (
 	stateEmpty       = "empty"
 	stateUndecodable = "undecodable"
 )
-
-// read runs fn, a request the library has no call for (a GetACL, a
-// delete probe), until ZooKeeper answers it or ctx ends, waiting for the
-// session to come back after a lost connection; zkerr decides what may be
-// sent again. fn must be safe to repeat, and its results must not be used
-// when read returns ctx's error. Znodes are read with readZnodes.
-func read(ctx context.Context, conn *zk.Conn, fn func() error) error {
-	for {
-		done := make(chan error, 1)
-		go func() { done <- fn() }()
-		var err error
-		select {
-		case err = <-done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if !zkerr.Retryable(err) {
-			return err
-		}
-		if werr := zkconn.WaitForSession(ctx, conn); werr != nil {
-			return fmt.Errorf("%w (last error: %v)", werr, err)
-		}
-	}
-}
-
-// denied returns a *migrationzk.NotAuthorizedError for op on path when
-// ZooKeeper refused err's request for want of permission, else err.
-func denied(path, op string, err error) error {
-	if errors.Is(err, zk.ErrNoAuth) {
-		return &migrationzk.NotAuthorizedError{Path: path, Op: op, Err: err}
-	}
-	return err
-}
 
 // readZnodes reads the znodes at paths, relative to the root, through
 // the library's Writer.Read: after a sync, retrying over lost connections.

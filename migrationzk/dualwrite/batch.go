@@ -127,7 +127,7 @@ func (b *Batch) checkpoint(ctx context.Context, s migrationzk.State) (migrationz
 	if err != nil {
 		return s, err
 	}
-	if m, err := znode.DecodeMigration(zs[0].Data); err == nil && zs[0].Version == s.MigrationZkVersion && m == checkpointOf(s) {
+	if m, err := znode.DecodeMigration(zs[0].Data); err == nil && zs[0].Version == s.MigrationZkVersion && m == s.Checkpoint() {
 		return s, nil
 	}
 	return b.c.w.Update(ctx, s)

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
-	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // SyncReport says what a Sync found and did.
@@ -36,6 +35,18 @@ func OverwriteUndecodable() SyncOption { return func(o *syncOptions) { o.overwri
 // WithReadProgress makes Sync report how far its read is, as Read does.
 func WithReadProgress(progress func(ReadProgress)) SyncOption {
 	return func(o *syncOptions) { o.progress = progress }
+}
+
+// buildSyncOptions applies opts; a nil one is invalid.
+func buildSyncOptions(opts []SyncOption) (syncOptions, error) {
+	var o syncOptions
+	for i, opt := range opts {
+		if opt == nil {
+			return o, invalidf("Sync: option %d is nil", i)
+		}
+		opt(&o)
+	}
+	return o, nil
 }
 
 // Sync makes ZooKeeper hold desired, as Kafka's full sync (handleSnapshot)
@@ -72,11 +83,13 @@ func WithReadProgress(progress func(ReadProgress)) SyncOption {
 // one without.
 //
 // On error the State is what ZooKeeper is known to hold, as Batch.Apply
-// returns it; the report holds what was read and planned.
+// returns it; the report holds what was read and planned. A nil option
+// fails the call before anything is read, with an error wrapping
+// migrationzk.ErrInvalidArgument.
 func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, opts ...SyncOption) (migrationzk.State, SyncReport, error) {
-	var o syncOptions
-	for _, opt := range opts {
-		opt(&o)
+	o, err := buildSyncOptions(opts)
+	if err != nil {
+		return s, SyncReport{}, err
 	}
 	if err := c.checkSecretForm(desired); err != nil {
 		return s, SyncReport{}, err
@@ -108,12 +121,6 @@ func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, o
 	rep.Results = res
 	rep.ApplyTime = time.Since(start) - rep.ReadTime
 	return st, rep, err
-}
-
-// checkpointOf is the content of /migration that s stands for.
-func checkpointOf(s migrationzk.State) znode.Migration {
-	return znode.Migration{KRaftMetadataOffset: s.KRaftMetadataOffset, KRaftControllerID: s.KRaftControllerID,
-		KRaftMetadataEpoch: s.KRaftMetadataEpoch, KRaftControllerEpoch: s.KRaftControllerEpoch}
 }
 
 // undecodablePaths returns img's undecodable paths as a set.

@@ -226,9 +226,10 @@ func isTopicNameChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
 }
 
-// topicsPerPage is how many topics Read takes at once: their znodes and
+// TopicsPerPage is how many topics Read takes at once: their znodes and
 // partition lists in one round, then their partitions' states in another.
-const topicsPerPage = 500
+// A tool that pages through the topics as Read does takes as many.
+const TopicsPerPage = 500
 
 // topics reads every topic with its partitions.
 func (r *imageReader) topics(ctx context.Context) error {
@@ -238,7 +239,7 @@ func (r *imageReader) topics(ctx context.Context) error {
 	}
 	r.done.TopicsTotal = len(names)
 	for len(names) > 0 {
-		page := names[:min(len(names), topicsPerPage)]
+		page := names[:min(len(names), TopicsPerPage)]
 		names = names[len(page):]
 		if err := r.topicPage(ctx, page); err != nil {
 			return err
