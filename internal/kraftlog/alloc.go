@@ -21,6 +21,8 @@ type Alloc struct {
 	// ReuseUUIDs makes Uuids return a slice of one buffer, overwritten
 	// by the next call: for a caller that copies what it keeps.
 	ReuseUUIDs bool
+	// r is the reader of the record being decoded.
+	r reader
 }
 
 // NewAlloc returns an Alloc that interns strings and carves []int32 from

@@ -83,8 +83,15 @@ func (f Frame) Decode(m Message, al *Alloc) error {
 
 // decodeBody decodes body into m at version.
 func decodeBody(m Message, body []byte, version int16, al *Alloc) error {
-	r := reader{b: body, al: al}
-	m.decode(&r, version)
+	var r *reader
+	if al != nil {
+		// An interface call makes its reader escape: reuse al's.
+		al.r = reader{b: body, al: al}
+		r = &al.r
+	} else {
+		r = &reader{b: body}
+	}
+	m.decode(r, version)
 	r.end(m.Type().String())
 	if r.err != nil {
 		return r.err

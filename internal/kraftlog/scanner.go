@@ -198,10 +198,14 @@ func (s *Scanner) restIsZero(head []byte) (bool, error) {
 	return true, nil
 }
 
+// DetailShortFile is the Detail of the error of a file that holds fewer
+// bytes than the size the Scanner was given: one that shrank while read.
+const DetailShortFile = "the file ended before its size"
+
 // readErr reports a file shorter than its size, or an I/O error.
 func (s *Scanner) readErr(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return &Error{Offset: -1, Pos: s.pos, Reason: ErrCorrupt, Detail: "the file ended before its size"}
+		return &Error{Offset: -1, Pos: s.pos, Reason: ErrCorrupt, Detail: DetailShortFile}
 	}
 	return err
 }
