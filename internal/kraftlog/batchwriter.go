@@ -88,3 +88,11 @@ func MetadataRecord(m Message, version int16) (NewRecord, error) {
 func ControlRecord(m ControlMessage) NewRecord {
 	return NewRecord{Key: AppendControlKey(nil, m.ControlType()), Value: AppendControlValue(nil, m)}
 }
+
+// FixCRC sets the CRC-32C of the batch at the start of b from its bytes
+// and returns b: for tests that compose batches.
+func FixCRC(b []byte) []byte {
+	n := int(binary.BigEndian.Uint32(b[8:])) + logOverhead
+	binary.BigEndian.PutUint32(b[crcPos:], crc32.Checksum(b[attributesPos:n], castagnoli))
+	return b
+}

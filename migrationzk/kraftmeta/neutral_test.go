@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/kraftmigration/zkwriter/internal/jvm"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
@@ -119,15 +118,23 @@ var (
 
 // neutralImage returns r's image in the fixtures' neutral JSON.
 func neutralImage(r *kraftmeta.Result) []byte {
+	b, _, _ := neutralSections(r)
+	return b
+}
+
+// neutralSections returns r's image in the fixtures' neutral JSON, and
+// its topics and configs arrays.
+func neutralSections(r *kraftmeta.Result) (image, topics, configs []byte) {
 	w := &jw{}
+	var t0, t1, c0, c1 int
 	w.obj(
 		"provenance", func() {
 			w.obj("offset", func() { w.int(r.Offset) }, "epoch", func() { w.int(int64(r.Epoch)) },
 				"lastContainedLogTimeMs", func() { w.int(r.LastContainedLogTimeMs) })
 		},
 		"features", func() { writeFeatures(w, r) },
-		"topics", func() { writeTopics(w, r) },
-		"configs", func() { writeConfigs(w, r) },
+		"topics", func() { t0 = len(w.b); writeTopics(w, r); t1 = len(w.b) },
+		"configs", func() { c0 = len(w.b); writeConfigs(w, r); c1 = len(w.b) },
 		"clientQuotas", func() { writeQuotas(w, r) },
 		"scram", func() { writeScram(w, r) },
 		"acls", func() { writeACLs(w, r) },
@@ -137,7 +144,7 @@ func neutralImage(r *kraftmeta.Result) []byte {
 			w.obj("offset", func() { w.int(r.Offset) }, "epoch", func() { w.int(int64(r.Epoch)) })
 		},
 	)
-	return w.b
+	return w.b, w.b[t0:t1], w.b[c0:c1]
 }
 
 func writeFeatures(w *jw, r *kraftmeta.Result) {
@@ -180,22 +187,39 @@ func writeTopics(w *jw, r *kraftmeta.Result) {
 }
 
 func writePartition(w *jw, id int32, d kraftmeta.PartitionDetail) {
-	w.obj(
-		"partition", func() { w.int(int64(id)) },
-		"replicas", func() { w.ints(d.Replicas) },
-		"isr", func() { w.ints(d.State.ISR) },
-		"removingReplicas", func() { w.ints(d.RemovingReplicas) },
-		"addingReplicas", func() { w.ints(d.AddingReplicas) },
-		"leader", func() { w.int(int64(d.State.Leader)) },
-		"leaderRecoveryState", func() { w.int(int64(d.State.LeaderRecoveryState)) },
-		"leaderEpoch", func() { w.int(int64(d.State.LeaderEpoch)) },
-		"partitionEpoch", func() { w.int(int64(d.PartitionEpoch)) },
-		"directories", func() {
-			w.list(len(d.Directories), func(i int) { w.str(d.Directories[i].String()) })
-		},
-		"elr", func() { w.ints(d.EligibleLeaderReplicas) },
-		"lastKnownElr", func() { w.ints(d.LastKnownELR) },
-	)
+	w.raw(`{"partition":`)
+	w.int(int64(id))
+	for _, f := range []struct {
+		key string
+		a   []int32
+	}{{"replicas", d.Replicas}, {"isr", d.State.ISR}, {"removingReplicas", d.RemovingReplicas}, {"addingReplicas", d.AddingReplicas}} {
+		w.raw(`,"` + f.key + `":`)
+		w.ints(f.a)
+	}
+	w.raw(`,"leader":`)
+	w.int(int64(d.State.Leader))
+	w.raw(`,"leaderRecoveryState":`)
+	w.int(int64(d.State.LeaderRecoveryState))
+	w.raw(`,"leaderEpoch":`)
+	w.int(int64(d.State.LeaderEpoch))
+	w.raw(`,"partitionEpoch":`)
+	w.int(int64(d.PartitionEpoch))
+	w.raw(`,"directories":[`)
+	for i, dir := range d.Directories {
+		if i > 0 {
+			w.raw(",")
+		}
+		if dir.IsZero() {
+			w.raw(`"AAAAAAAAAAAAAAAAAAAAAA"`)
+		} else {
+			w.str(dir.String())
+		}
+	}
+	w.raw(`],"elr":`)
+	w.ints(d.EligibleLeaderReplicas)
+	w.raw(`,"lastKnownElr":`)
+	w.ints(d.LastKnownELR)
+	w.raw("}")
 }
 
 // configEntry is a config resource, of any type.
@@ -334,15 +358,6 @@ func writeTokens(w *jw, r *kraftmeta.Result) {
 			"issueTimestamp", func() { w.int(t.IssueTimestamp) }, "maxTimestamp", func() { w.int(t.MaxTimestamp) },
 			"expirationTimestamp", func() { w.int(t.ExpiryTimestamp) })
 	})
-}
-
-// section returns the JSON of one top-level key of a neutral image.
-func section(image []byte, key string) string {
-	i := strings.Index(string(image), `"`+key+`":`)
-	if i < 0 {
-		return ""
-	}
-	return string(image[i:])
 }
 
 // compareEntities orders entities by their entries, each by type then

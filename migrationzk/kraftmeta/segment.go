@@ -77,14 +77,7 @@ func (l *loader) controlRecord(r kraftlog.Record, epoch int32) error {
 		return at(err, r)
 	}
 	if lc, ok := m.(*kraftlog.LeaderChangeMessage); ok {
-		c := &LeaderChange{Offset: r.Offset, Epoch: epoch, LeaderID: lc.LeaderID}
-		for _, v := range lc.Voters {
-			c.Voters = append(c.Voters, v.VoterID)
-		}
-		for _, v := range lc.GrantingVoters {
-			c.GrantingVoters = append(c.GrantingVoters, v.VoterID)
-		}
-		l.result.LastLeader = c
+		l.result.LastLeader = leaderChange(lc, r.Offset, epoch)
 	}
 	return nil
 }
