@@ -29,6 +29,12 @@ type Frame struct {
 // MetadataRecordSerde reads it: frame version 1, an apiKey Kafka 3.9
 // defines, a version it defines for it.
 func ParseFrame(value []byte) (Frame, error) {
+	if len(value) >= 3 && value[0] == frameVersion && value[1] < 0x80 && value[2] < 0x80 {
+		t, v := RecordType(value[1]), int16(value[2])
+		if i, ok := t.info(); ok && v <= i.maxVersion {
+			return Frame{Type: t, Version: v, Body: value[3:]}, nil
+		}
+	}
 	off := 0
 	field := func(what string) (int32, error) {
 		v, n := uvarint(value[off:])
@@ -92,7 +98,7 @@ func decodeBody(m Message, body []byte, version int16, al *Alloc) error {
 		r = &reader{b: body}
 	}
 	m.decode(r, version)
-	r.end(m.Type().String())
+	r.end(m.Type())
 	if r.err != nil {
 		return r.err
 	}

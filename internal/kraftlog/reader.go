@@ -264,10 +264,10 @@ func (r *reader) invalidTag(tag int32, version int16) {
 	r.fail(ErrInvalidTag, "tag "+itoa(int(tag))+" is not valid for version "+itoa(int(version)))
 }
 
-// end fails when bytes are left after the body.
-func (r *reader) end(what string) {
+// end fails when bytes are left after the body of a record of type t.
+func (r *reader) end(t RecordType) {
 	if r.err == nil && r.off != len(r.b) {
-		r.fail(ErrTrailingBytes, "found "+itoa(len(r.b)-r.off)+" byte(s) of garbage after "+what)
+		r.fail(ErrTrailingBytes, "found "+itoa(len(r.b)-r.off)+" byte(s) of garbage after "+t.String())
 	}
 }
 

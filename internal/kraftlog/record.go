@@ -59,48 +59,48 @@ func (rs *Records) next() (Record, error) {
 	if h := b[start+int(size)-1]; h != 0 {
 		return Record{}, errorf(ErrCorrupt, "record has %d headers: metadata records have none", int8(h))
 	}
-	rec, err := parseRecordBody(body)
+	key, value, err := parseRecordBody(body)
+	if err == nil {
+		err = checkKeyValue(key, value, rs.batch.Attributes&controlFlag != 0)
+	}
 	if err != nil {
 		return Record{}, err
 	}
-	rec.Offset = rs.batch.BaseOffset + int64(rs.i)
-	rec.Pos = rs.batch.Pos + int64(rs.off)
-	if err := checkKeyValue(rec, rs.batch.Control()); err != nil {
-		return Record{}, err
-	}
+	pos := rs.batch.Pos + int64(rs.off)
 	rs.off = start + int(size)
-	return rec, nil
+	return Record{Offset: rs.batch.BaseOffset + int64(rs.i), Pos: pos, Key: key, Value: value}, nil
 }
 
 // parseRecordBody reads a record's attributes, timestamp and offset
 // deltas, key and value from body, the record without its length and its
 // header count.
-func parseRecordBody(body []byte) (Record, error) {
+func parseRecordBody(body []byte) (key, value []byte, err error) {
+	if v, ok := fastRecordBody(body); ok {
+		return nil, v, nil
+	}
 	off := 1 // attributes, unused
 	if len(body) < off {
-		return Record{}, errorf(ErrCorrupt, "record ends before its attributes")
+		return nil, nil, errorf(ErrCorrupt, "record ends before its attributes")
 	}
 	tsDelta, n := varlong(body[off:])
 	if n <= 0 {
-		return Record{}, errorf(ErrCorrupt, "record ends in its timestamp delta")
+		return nil, nil, errorf(ErrCorrupt, "record ends in its timestamp delta")
 	}
 	if tsDelta != 0 {
-		return Record{}, errorf(ErrCorrupt, "record has a timestamp delta of %d: metadata records have 0", tsDelta)
+		return nil, nil, errorf(ErrCorrupt, "record has a timestamp delta of %d: metadata records have 0", tsDelta)
 	}
 	off += n
 	if _, n = varint(body[off:]); n <= 0 {
-		return Record{}, errorf(ErrCorrupt, "record ends in its offset delta")
+		return nil, nil, errorf(ErrCorrupt, "record ends in its offset delta")
 	}
 	off += n
-	var rec Record
-	var err error
-	if rec.Key, off, err = sizedBytes(body, off, "key"); err != nil {
-		return Record{}, err
+	if key, off, err = sizedBytes(body, off, "key"); err != nil {
+		return nil, nil, err
 	}
-	if rec.Value, _, err = sizedBytes(body, off, "value"); err != nil {
-		return Record{}, err
+	if value, _, err = sizedBytes(body, off, "value"); err != nil {
+		return nil, nil, err
 	}
-	return rec, nil
+	return key, value, nil
 }
 
 // sizedBytes reads a varint size and that many bytes; nil for a negative
@@ -121,18 +121,67 @@ func sizedBytes(b []byte, off int, what string) ([]byte, int, error) {
 }
 
 // checkKeyValue checks a record's key and value as RecordsIterator does.
-func checkKeyValue(rec Record, control bool) error {
+func checkKeyValue(key, value []byte, control bool) error {
 	switch {
-	case control && rec.Key == nil:
+	case control && key == nil:
 		return errorf(ErrCorrupt, "control record without a key")
-	case control && len(rec.Key) == 0:
+	case control && len(key) == 0:
 		return errorf(ErrCorrupt, "control record with an empty key")
-	case !control && rec.Key != nil:
+	case !control && key != nil:
 		return errorf(ErrCorrupt, "data record with a key: metadata records have none")
-	case rec.Value == nil:
+	case value == nil:
 		return errorf(ErrCorrupt, "record without a value")
-	case len(rec.Value) == 0:
+	case len(value) == 0:
 		return errorf(ErrCorrupt, "record with an empty value")
 	}
 	return nil
+}
+
+// fastRecordBody reads the common shape of a metadata record: a
+// timestamp delta of 0, a null key, a value that ends the record; false
+// for any other, which parseRecordBody reads the general way.
+func fastRecordBody(body []byte) ([]byte, bool) {
+	if len(body) < 5 || body[1] != 0 {
+		return nil, false
+	}
+	off := 2 // the offset delta, a varint of up to 4 bytes here
+	for i := 0; body[off]&0x80 != 0; i++ {
+		off++
+		if i == 3 || off >= len(body) {
+			return nil, false
+		}
+	}
+	off++
+	if off >= len(body) || body[off] != 1 { // 1 is -1: a null key
+		return nil, false
+	}
+	off++
+	size, n := varint(body[off:])
+	if n <= 0 || size < 0 || off+n+int(size) != len(body) {
+		return nil, false
+	}
+	return body[off+n : len(body) : len(body)], true
+}
+
+// CountAhead counts the records left in rs, from the next one, whose
+// values match, up to the first that does not. It reads only the common
+// shape of a record (see fastRecordBody) and stops at any other: a count
+// that is a hint, for the caller to size what the records fill. It does
+// not move rs.
+func (rs Records) CountAhead(match func(value []byte) bool) int {
+	b, off, n := rs.batch.Bytes, rs.off, 0
+	for i := rs.i; i < rs.batch.RecordCount; i++ {
+		size, k := varint(b[off:])
+		if k <= 0 || size <= 1 || int(size) > len(b)-off-k {
+			return n
+		}
+		start := off + k
+		v, ok := fastRecordBody(b[start : start+int(size)-1])
+		if !ok || !match(v) {
+			return n
+		}
+		n++
+		off = start + int(size)
+	}
+	return n
 }

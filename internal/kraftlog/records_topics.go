@@ -68,6 +68,10 @@ type PartitionRecord struct {
 func (*PartitionRecord) Type() RecordType { return PartitionRecordType }
 
 func (m *PartitionRecord) decode(r *reader, v int16) {
+	if decodePartitionFast(m, r.b[r.off:], v, r.al) {
+		r.off = len(r.b)
+		return
+	}
 	*m = PartitionRecord{
 		PartitionID:      r.int32("PartitionId"),
 		TopicID:          r.uuid("TopicId"),

@@ -4,11 +4,11 @@ import (
 	"github.com/kraftmigration/zkwriter/internal/kraftlog"
 )
 
-// records holds one record of each type the replay applies, decoded in
-// place record after record.
+// records holds one record of each type the replay applies but
+// PartitionRecord (decoded on the stack, see loader.dataRecord), decoded
+// in place record after record.
 type records struct {
 	topic       kraftlog.TopicRecord
-	partition   kraftlog.PartitionRecord
 	change      kraftlog.PartitionChangeRecord
 	removeTopic kraftlog.RemoveTopicRecord
 	config      kraftlog.ConfigRecord
@@ -31,8 +31,6 @@ func (r *records) message(t kraftlog.RecordType) kraftlog.Message {
 	switch t {
 	case kraftlog.TopicRecordType:
 		return &r.topic
-	case kraftlog.PartitionRecordType:
-		return &r.partition
 	case kraftlog.PartitionChangeRecordType:
 		return &r.change
 	case kraftlog.RemoveTopicRecordType:
@@ -67,14 +65,9 @@ func (r *records) message(t kraftlog.RecordType) kraftlog.Message {
 
 // apply applies the record r holds of type t, at offset.
 func (s *state) apply(r *records, t kraftlog.RecordType, offset int64) error {
-	if t != kraftlog.PartitionRecordType {
-		s.flush()
-	}
 	switch t {
 	case kraftlog.TopicRecordType:
 		return s.applyTopic(&r.topic, offset)
-	case kraftlog.PartitionRecordType:
-		return s.applyPartition(&r.partition, offset)
 	case kraftlog.PartitionChangeRecordType:
 		return s.applyChange(&r.change, offset)
 	case kraftlog.RemoveTopicRecordType:

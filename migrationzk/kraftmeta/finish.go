@@ -10,7 +10,6 @@ func (l *loader) finish(o options) (*Result, error) {
 	if o.requireTarget && r.After == nil {
 		r.After = &Lag{FirstOffset: -1, LastOffset: -1, ByType: map[string]int{}, EndOffset: l.consumed}
 	}
-	l.s.flush()
 	if l.s.txn != nil {
 		t, before := l.s.rollback()
 		r.OpenTransaction = &t.Transaction

@@ -125,6 +125,11 @@ func (l *layout) add(dir string, e fs.DirEntry) error {
 // them or not (bootstrap.checkpoint, whose image stands at no offset), or
 // a segment.
 func listFile(path string, st fs.FileInfo) (layout, error) {
+	return fileLayout(path, st.Size())
+}
+
+// fileLayout is the layout of one file of size bytes at path.
+func fileLayout(path string, size int64) (layout, error) {
 	name := filepath.Base(path)
 	l := layout{single: true}
 	switch {
@@ -132,14 +137,14 @@ func listFile(path string, st fs.FileInfo) (layout, error) {
 		m := snapshotName.FindStringSubmatch(name)
 		end, _ := strconv.ParseInt(m[1], 10, 64)
 		epoch, _ := strconv.ParseInt(m[2], 10, 32)
-		l.snapshots = []SnapshotFile{{Path: path, EndOffset: end, Epoch: int32(epoch), Size: st.Size()}}
+		l.snapshots = []SnapshotFile{{Path: path, EndOffset: end, Epoch: int32(epoch), Size: size}}
 	case filepath.Ext(name) == ".checkpoint":
-		l.snapshots = []SnapshotFile{{Path: path, EndOffset: 0, Epoch: 0, Size: st.Size()}}
+		l.snapshots = []SnapshotFile{{Path: path, EndOffset: 0, Epoch: 0, Size: size}}
 	case segmentName.MatchString(name):
 		base, _ := strconv.ParseInt(segmentName.FindStringSubmatch(name)[1], 10, 64)
-		l.segments = []SegmentFile{{Path: path, BaseOffset: base, Size: st.Size()}}
+		l.segments = []SegmentFile{{Path: path, BaseOffset: base, Size: size}}
 	case filepath.Ext(name) == ".log":
-		l.segments = []SegmentFile{{Path: path, BaseOffset: -1, Size: st.Size()}}
+		l.segments = []SegmentFile{{Path: path, BaseOffset: -1, Size: size}}
 	default:
 		return layout{}, fmt.Errorf("%s: %w: not a .log or a .checkpoint", path, ErrNoMetadata)
 	}

@@ -30,6 +30,7 @@ type loader struct {
 	// next is the offset the next batch of the log must start at, -1
 	// before the first.
 	next     int64
+	rest     kraftlog.Records
 	result   *Result
 	skipped  map[kraftlog.RecordType]int
 	noOp     kraftlog.NoOpRecord
@@ -78,6 +79,12 @@ func (l *loader) scan(path string, snapshot bool, sc *kraftlog.Scanner, fn func(
 // eachRecord calls fn for each record of b.
 func eachRecord(b kraftlog.Batch, fn func(kraftlog.Record) error) error {
 	rs := b.Records()
+	return eachLeft(&rs, fn)
+}
+
+// eachLeft calls fn for each record rs has left; rs stands after the
+// record fn is given.
+func eachLeft(rs *kraftlog.Records, fn func(kraftlog.Record) error) error {
 	for {
 		r, ok, err := rs.Next()
 		if err != nil || !ok {
@@ -89,6 +96,22 @@ func eachRecord(b kraftlog.Batch, fn func(kraftlog.Record) error) error {
 	}
 }
 
+// each calls fn for each record of b, keeping in l.rest the records
+// after the one fn is given.
+func (l *loader) each(b kraftlog.Batch, fn func(kraftlog.Record) error) error {
+	l.rest = b.Records()
+	return eachLeft(&l.rest, fn)
+}
+
+// partitionsAhead counts the PartitionRecords of topic id that follow in
+// the batch, up to the first other record: the size of the topic's map.
+func partitionsAhead(rest kraftlog.Records, id [16]byte) int {
+	return rest.CountAhead(func(v []byte) bool {
+		// frame version 1, apiKey 3, a version; partition id, topic id
+		return len(v) >= 23 && v[0] == 1 && v[1] == byte(kraftlog.PartitionRecordType) && [16]byte(v[7:23]) == id
+	})
+}
+
 // loadSnapshot replays a snapshot into the empty image, as
 // MetadataLoader.loadSnapshot does: it must start with a SnapshotHeader
 // and, beyond Kafka's check, end with a SnapshotFooter; it holds no
@@ -97,7 +120,7 @@ func (l *loader) loadSnapshot(snap SnapshotFile, sc *kraftlog.Scanner) error {
 	var header *kraftlog.SnapshotHeaderRecord
 	var last kraftlog.ControlType = -1
 	err := l.scan(snap.Path, true, sc, func(b kraftlog.Batch) error {
-		return eachRecord(b, func(r kraftlog.Record) error {
+		return l.each(b, func(r kraftlog.Record) error {
 			if !b.Control() {
 				if header == nil {
 					return &kraftlog.Error{Offset: r.Offset, Pos: r.Pos, Reason: ErrCorrupt, Detail: "snapshot does not start with a SnapshotHeader control record"}
@@ -124,7 +147,6 @@ func (l *loader) loadSnapshot(snap SnapshotFile, sc *kraftlog.Scanner) error {
 	if header == nil || last != kraftlog.ControlSnapshotFooter {
 		return &FileError{File: snap.Path, Offset: -1, Pos: sc.Pos(), Reason: ErrCorrupt, Detail: "snapshot does not end with a SnapshotFooter: it is incomplete"}
 	}
-	l.s.flush()
 	l.prov = provenance{offset: snap.LastContainedOffset(), epoch: snap.Epoch, timeMs: header.LastContainedLogTimestamp}
 	l.consumed = l.prov.offset
 	return nil
@@ -175,6 +197,13 @@ func at(err error, r kraftlog.Record) error {
 // transaction marker; records of types the image does not hold are
 // decoded, checked and counted.
 func (l *loader) dataRecord(f kraftlog.Frame, r kraftlog.Record) error {
+	if f.Type == kraftlog.PartitionRecordType {
+		var p kraftlog.PartitionRecord // on the stack: no write barriers
+		if err := f.DecodePartition(&p, l.s.al); err != nil {
+			return at(err, r)
+		}
+		return at(l.s.applyPartition(&p, r.Offset), r)
+	}
 	m := l.recs.message(f.Type)
 	if m == nil {
 		l.skipped[f.Type]++
@@ -185,6 +214,9 @@ func (l *loader) dataRecord(f kraftlog.Frame, r kraftlog.Record) error {
 	}
 	if err := f.Decode(m, l.s.al); err != nil {
 		return at(err, r)
+	}
+	if f.Type == kraftlog.TopicRecordType {
+		l.s.hint = partitionsAhead(l.rest, l.recs.topic.TopicID.Bytes())
 	}
 	return at(l.s.apply(&l.recs, f.Type, r.Offset), r)
 }

@@ -206,17 +206,26 @@ func aclEntry(a ACL) (dualwrite.ResourcePattern, znode.ACLEntry, bool) {
 }
 
 // countRare counts the partitions with directories and eligible leader
-// replicas.
+// replicas. A partition's extras are set only while it exists: those of
+// a partition a transaction created and its abort removed are zero.
 func (s *state) countRare(u *Unmirrored) {
+	count := func(r *partRare) {
+		if r.dirs != nil {
+			u.Directories++
+		}
+		if r.elr != nil || r.lastKnownElr != nil {
+			u.EligibleLeaderReplicas++
+		}
+	}
 	for _, t := range s.byID {
-		for id := range t.parts {
-			if r := t.extra(id).rare; r != nil {
-				if r.dirs != nil {
-					u.Directories++
-				}
-				if r.elr != nil || r.lastKnownElr != nil {
-					u.EligibleLeaderReplicas++
-				}
+		for i := range t.dense {
+			if r := t.dense[i].rare; r != nil {
+				count(r)
+			}
+		}
+		for _, e := range t.sparse {
+			if e.rare != nil {
+				count(e.rare)
 			}
 		}
 	}

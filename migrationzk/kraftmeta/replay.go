@@ -85,6 +85,38 @@ func Replay(ctx context.Context, path string, opts ...Option) (*Result, error) {
 	}
 }
 
+// ReplayBytes replays one file whose bytes are in memory, as Replay
+// replays a single .checkpoint or .log: name, a file name as Kafka names
+// them, says which it is. The Result holds no reference to data.
+func ReplayBytes(ctx context.Context, name string, data []byte, opts ...Option) (*Result, error) {
+	o := options{target: toEnd, logger: slog.New(discardHandler{})}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	l, err := fileLayout(name, int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	p, err := l.plan(o)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{}
+	ld := newLoader(ctx, o.target, r)
+	if p.snapshot != nil {
+		r.Snapshot = p.snapshot
+		if err := ld.loadSnapshot(*p.snapshot, kraftlog.NewScanner(data)); err != nil {
+			return nil, err
+		}
+		return ld.finish(o)
+	}
+	ld.next = 0
+	if err := ld.loadSegment(p.segments[0], kraftlog.NewScanner(data)); err != nil {
+		return nil, err
+	}
+	return ld.finish(o)
+}
+
 // errVanished is a chosen file that is gone, or shorter than listed.
 var errVanished = errors.New("file vanished")
 

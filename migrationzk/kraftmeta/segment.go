@@ -20,7 +20,7 @@ func (l *loader) loadSegment(seg SegmentFile, sc *kraftlog.Scanner) error {
 		}
 		l.next = b.LastOffset() + 1
 		prov := provenance{epoch: b.PartitionLeaderEpoch, timeMs: b.MaxTimestamp}
-		return eachRecord(b, func(r kraftlog.Record) error {
+		return l.each(b, func(r kraftlog.Record) error {
 			prov.offset = r.Offset
 			switch {
 			case r.Offset < l.start:

@@ -26,8 +26,11 @@ type state struct {
 	migration      MigrationState
 	features       map[string]int16
 
-	stage stage
-	txn   *transaction
+	// hint is how many PartitionRecords of the topic the next
+	// TopicRecord creates follow it in its batch: its map is made at that
+	// size.
+	hint int
+	txn  *transaction
 	// txnSeq numbers the transactions begun, so that a topic knows
 	// whether the open one created it.
 	txnSeq int
@@ -128,21 +131,6 @@ type quotaEntry struct {
 type scramKey struct {
 	user      string
 	mechanism int8
-}
-
-// stagedPart is a partition a PartitionRecord created, held until the
-// topic's run of PartitionRecords ends so that its map is made once, at
-// its size.
-type stagedPart struct {
-	id    int32
-	p     dualwrite.Partition
-	extra partExtra
-}
-
-// stage is the run of PartitionRecords of one topic being read.
-type stage struct {
-	topic *topicMeta
-	parts []stagedPart
 }
 
 // newAlloc returns the Alloc of a replay: strings interned, int32 slices

@@ -19,7 +19,8 @@ func (s *state) applyTopic(r *kraftlog.TopicRecord, offset int64) error {
 		return inconsistent(offset, "TopicRecord gives topic %q the id %s, but it has %s", r.Name, r.TopicID, other.ID)
 	}
 	oldTopic, had := s.topics.Topics[r.Name]
-	t := &topicMeta{name: r.Name, id: r.TopicID, parts: map[int32]dualwrite.Partition{}}
+	t := &topicMeta{name: r.Name, id: r.TopicID, parts: make(map[int32]dualwrite.Partition, s.hint), dense: make([]partExtra, 0, s.hint)}
+	s.hint = 0
 	if s.txn != nil {
 		t.txn = s.txn.seq
 	}
@@ -83,15 +84,6 @@ func (s *state) applyPartition(r *kraftlog.PartitionRecord, offset int64) error 
 		State:            dualwrite.PartitionState{Leader: r.Leader, LeaderEpoch: r.LeaderEpoch, ISR: r.Isr, LeaderRecoveryState: r.LeaderRecoveryState},
 	}
 	e := partExtra{epoch: r.PartitionEpoch, rare: newRare(r.Directories, r.EligibleLeaderReplicas, r.LastKnownElr)}
-	st := &s.stage
-	if st.topic != t && (st.topic != nil || len(t.parts) > 0) {
-		s.flush()
-	}
-	if st.topic == t || len(t.parts) == 0 {
-		st.topic = t
-		st.parts = append(st.parts, stagedPart{id: r.PartitionID, p: p, extra: e})
-		return nil
-	}
 	s.undoPartition(t, r.PartitionID)
 	t.parts[r.PartitionID] = p
 	t.setExtra(r.PartitionID, e)

@@ -1,7 +1,5 @@
 package kraftmeta
 
-import "github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
-
 // Transaction is a metadata transaction: the records between a
 // BeginTransactionRecord and its EndTransactionRecord apply together, and
 // an AbortTransactionRecord discards them.
@@ -34,7 +32,6 @@ func (s *state) begin(name *string, offset int64, before provenance) error {
 	if s.txn != nil {
 		return inconsistent(offset, "BeginTransactionRecord while the transaction begun at offset %d is open", s.txn.BeginOffset)
 	}
-	s.flush()
 	s.txnSeq++
 	t := &transaction{Transaction: Transaction{BeginOffset: offset}, seq: s.txnSeq, before: before}
 	if name != nil {
@@ -49,7 +46,6 @@ func (s *state) end(offset int64) error {
 	if s.txn == nil {
 		return inconsistent(offset, "EndTransactionRecord without a BeginTransactionRecord")
 	}
-	s.flush()
 	s.txn = nil
 	return nil
 }
@@ -66,7 +62,6 @@ func (s *state) abort(offset int64) error {
 // rollback undoes the open transaction's records and closes it; it
 // returns the transaction and the provenance of the image before it.
 func (s *state) rollback() (*transaction, provenance) {
-	s.flush()
 	t := s.txn
 	for i := len(t.undo) - 1; i >= 0; i-- {
 		t.undo[i]()
@@ -98,29 +93,4 @@ func (s *state) undoPartition(t *topicMeta, id int32) {
 		}
 		t.setExtra(id, oldExtra)
 	})
-}
-
-// flush applies the staged partitions: a topic without partitions gets
-// a map of their number.
-func (s *state) flush() {
-	st := &s.stage
-	t := st.topic
-	if t == nil {
-		return
-	}
-	if len(t.parts) == 0 {
-		t.parts = make(map[int32]dualwrite.Partition, len(st.parts))
-		topic := s.topics.Topics[t.name]
-		topic.Partitions = t.parts
-		s.topics.Topics[t.name] = topic
-		if len(t.dense) == 0 && len(t.sparse) == 0 {
-			t.dense = make([]partExtra, 0, len(st.parts))
-		}
-	}
-	for _, sp := range st.parts {
-		s.undoPartition(t, sp.id)
-		t.parts[sp.id] = sp.p
-		t.setExtra(sp.id, sp.extra)
-	}
-	st.topic, st.parts = nil, st.parts[:0]
 }
