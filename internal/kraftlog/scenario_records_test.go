@@ -71,7 +71,7 @@ func TestScenarioRecords(t *testing.T) {
 func checkScenarioFile(t *testing.T, path string, lines []scenarioLine) int {
 	t.Helper()
 	data := mustRead(t, path)
-	batches, recs, _, err := decodeFile(data)
+	batches, recs, tail, err := decodeFile(data)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -98,8 +98,8 @@ func checkScenarioFile(t *testing.T, path string, lines []scenarioLine) int {
 	if i != len(lines) {
 		t.Fatalf("%s: %d records, Kafka's lines %d", path, i, len(lines))
 	}
-	if got := reencode(t, batches, recs); string(got) != string(data) {
-		t.Errorf("%s: written back, not byte for byte Kafka's", path)
+	if got := reencode(t, batches, recs); string(got) != string(data[:tail.Pos]) {
+		t.Errorf("%s: written back, not byte for byte Kafka's %d bytes of whole batches", path, tail.Pos)
 	}
 	return i
 }

@@ -8,6 +8,17 @@ package kraftlog
 // does. n is the number of bytes read; 0 when b ends first, -1 when the
 // fifth byte has its continuation bit set.
 func uvarint(b []byte) (v int32, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return int32(b[0]), 1
+	}
+	if len(b) > 1 && b[1] < 0x80 {
+		return int32(b[0]&0x7f) | int32(b[1])<<7, 2
+	}
+	return uvarintSlow(b)
+}
+
+// uvarintSlow reads a varint of three bytes or more, or a bad one.
+func uvarintSlow(b []byte) (v int32, n int) {
 	var x uint32
 	for i := 0; i < 5; i++ {
 		if i >= len(b) {

@@ -15,6 +15,9 @@ type state struct {
 	al     *kraftlog.Alloc
 	topics dualwrite.Image // only Topics is kept up to date
 	byID   map[znode.Uuid]*topicMeta
+	// last is the topic of the last partition record: a snapshot holds
+	// a topic's partitions one after another.
+	last *topicMeta
 
 	configs        map[configKey]map[string]string
 	quotas         map[string]*quotaEntry

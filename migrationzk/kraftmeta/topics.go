@@ -25,8 +25,10 @@ func (s *state) applyTopic(r *kraftlog.TopicRecord, offset int64) error {
 		t.txn = s.txn.seq
 	}
 	s.byID[t.id] = t
+	s.last = nil
 	s.topics.Topics[t.name] = dualwrite.Topic{Name: t.name, ID: t.id, Partitions: t.parts}
 	s.onUndo(func() {
+		s.last = nil
 		if old != nil {
 			s.byID[t.id] = old
 		} else {
@@ -52,9 +54,11 @@ func (s *state) removeTopic(id znode.Uuid, offset int64) error {
 	key := configKey{typ: 2, name: t.name}
 	configs, hadConfigs := s.configs[key]
 	delete(s.byID, id)
+	s.last = nil
 	delete(s.topics.Topics, t.name)
 	delete(s.configs, key)
 	s.onUndo(func() {
+		s.last = nil
 		s.byID[id] = t
 		s.topics.Topics[t.name] = topic
 		if hadConfigs {
@@ -67,7 +71,11 @@ func (s *state) removeTopic(id znode.Uuid, offset int64) error {
 // applyPartition sets a partition in full, as PartitionRegistration
 // reads a PartitionRecord.
 func (s *state) applyPartition(r *kraftlog.PartitionRecord, offset int64) error {
-	t := s.byID[r.TopicID]
+	t := s.last
+	if t == nil || t.id != r.TopicID {
+		t = s.byID[r.TopicID]
+		s.last = t
+	}
 	if t == nil {
 		return inconsistent(offset, "PartitionRecord of partition %d of topic %s, which does not exist", r.PartitionID, r.TopicID)
 	}
