@@ -96,3 +96,22 @@ func FixCRC(b []byte) []byte {
 	binary.BigEndian.PutUint32(b[crcPos:], crc32.Checksum(b[attributesPos:n], castagnoli))
 	return b
 }
+
+// AppendSnapshot appends a snapshot as Kafka's RecordsSnapshotWriter
+// writes one: a control batch holding a SnapshotHeader at offset 0, the
+// data batches given (their records' offsets following from 1), and a
+// control batch holding a SnapshotFooter; every batch at the snapshot's
+// epoch and timestamp. The header holds lastContained, the timestamp of
+// the image's last batch: a snapshot of the log writes it as timestamp,
+// kafka-storage's bootstrap.checkpoint writes 0.
+func AppendSnapshot(dst []byte, epoch int32, timestamp, lastContained int64, batches [][]NewRecord) []byte {
+	header := ControlRecord(&SnapshotHeaderRecord{LastContainedLogTimestamp: lastContained})
+	dst = AppendBatch(dst, NewBatch{Epoch: epoch, Timestamp: timestamp, Control: true, Records: []NewRecord{header}})
+	offset := int64(1)
+	for _, recs := range batches {
+		dst = AppendBatch(dst, NewBatch{BaseOffset: offset, Epoch: epoch, Timestamp: timestamp, Records: recs})
+		offset += int64(len(recs))
+	}
+	footer := ControlRecord(&SnapshotFooterRecord{})
+	return AppendBatch(dst, NewBatch{BaseOffset: offset, Epoch: epoch, Timestamp: timestamp, Control: true, Records: []NewRecord{footer}})
+}

@@ -119,7 +119,7 @@ func readVoters(r *reader, what string) []Voter {
 	if n < 0 {
 		return nil
 	}
-	out := make([]Voter, 0, n)
+	out := make([]Voter, 0, min(n, 16))
 	for i := 0; i < n && r.ok(); i++ {
 		v := Voter{VoterID: r.int32("VoterId")}
 		v.Unknown = r.unknownOnly(nil)

@@ -219,7 +219,7 @@ func (r *reader) strings(what string) []string {
 	if n < 0 {
 		return nil
 	}
-	out := make([]string, 0, n)
+	out := make([]string, 0, min(n, 16)) // a string takes a byte at least: n is checked, its memory not
 	for i := 0; i < n && r.ok(); i++ {
 		out = append(out, r.string(what+" element"))
 	}

@@ -268,3 +268,61 @@ func TestMetaProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledAndEmpty checks a cancelled context, a directory without
+// metadata and a file that is neither a segment nor a snapshot.
+func TestCancelledAndEmpty(t *testing.T) {
+	logDir, _ := twoSegments(t)
+	cancelled, cancel := context.WithCancel(ctx())
+	cancel()
+	if _, err := kraftmeta.Replay(cancelled, logDir); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if _, err := kraftmeta.Inspect(cancelled, logDir); !errors.Is(err, context.Canceled) {
+		t.Errorf("Inspect cancelled: %v", err)
+	}
+	empty := t.TempDir()
+	if _, err := kraftmeta.Replay(ctx(), empty); !errors.Is(err, kraftmeta.ErrNoMetadata) {
+		t.Errorf("empty directory: %v", err)
+	}
+	other := filepath.Join(empty, "quorum-state")
+	if err := os.WriteFile(other, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kraftmeta.Replay(ctx(), other); !errors.Is(err, kraftmeta.ErrNoMetadata) {
+		t.Errorf("a file of another kind: %v", err)
+	}
+}
+
+// TestDynamicQuorumSnapshot composes what the fixtures lack: a snapshot
+// of a dynamic quorum (kraft.version 1), whose header batch also holds
+// KRaftVersion and Voters control records, and a log holding them too.
+// They are read and skipped.
+func TestDynamicQuorumSnapshot(t *testing.T) {
+	logDir, part := metadataDir(t)
+	control := []kraftlog.NewRecord{
+		kraftlog.ControlRecord(&kraftlog.SnapshotHeaderRecord{LastContainedLogTimestamp: 5}),
+		kraftlog.ControlRecord(&kraftlog.KRaftVersionRecord{KRaftVersion: 1}),
+		kraftlog.ControlRecord(&kraftlog.VotersRecord{Voters: []kraftlog.VoterNode{{VoterID: 3000, VoterDirectoryID: uuid(9),
+			Endpoints: []kraftlog.VoterEndpoint{{Name: "CONTROLLER", Host: "c0", Port: 9093}}, KRaftVersionFeature: kraftlog.VersionRange{MaxSupportedVersion: 1}}}}),
+	}
+	snap := kraftlog.AppendBatch(nil, kraftlog.NewBatch{Epoch: 1, Timestamp: 5, Control: true, Records: control})
+	data, err := kraftlog.MetadataRecord(mvRec(21), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap = kraftlog.AppendBatch(snap, kraftlog.NewBatch{BaseOffset: 3, Epoch: 1, Timestamp: 5, Records: []kraftlog.NewRecord{data}})
+	snap = kraftlog.AppendBatch(snap, kraftlog.NewBatch{BaseOffset: 4, Epoch: 1, Timestamp: 5, Control: true,
+		Records: []kraftlog.NewRecord{kraftlog.ControlRecord(&kraftlog.SnapshotFooterRecord{})}})
+	writeSnapshot(t, part, 10, 1, snap)
+	l := newLog(t)
+	l.next = 10
+	l.buf = kraftlog.AppendBatch(nil, kraftlog.NewBatch{BaseOffset: 10, Epoch: 1, Timestamp: 6, Control: true, Records: control[1:]})
+	l.next = 12
+	l.batch(v0(topicRec("a", uuid(1)))...)
+	l.write(part, 10)
+	r := replay(t, logDir)
+	if r.Offset != 12 || r.MetadataVersion != 21 || len(r.Image.Topics) != 1 {
+		t.Errorf("offset %d, %s, %d topics", r.Offset, r.MetadataVersion, len(r.Image.Topics))
+	}
+}
