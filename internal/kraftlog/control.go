@@ -105,6 +105,7 @@ type Voter struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// ControlType returns ControlLeaderChange.
 func (*LeaderChangeMessage) ControlType() ControlType { return ControlLeaderChange }
 
 func (m *LeaderChangeMessage) decode(r *reader) {
@@ -150,6 +151,7 @@ type SnapshotHeaderRecord struct {
 	Unknown                   []RawTaggedField `kafka:"-"`
 }
 
+// ControlType returns ControlSnapshotHeader.
 func (*SnapshotHeaderRecord) ControlType() ControlType { return ControlSnapshotHeader }
 
 func (m *SnapshotHeaderRecord) decode(r *reader) {
@@ -171,6 +173,7 @@ type SnapshotFooterRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// ControlType returns ControlSnapshotFooter.
 func (*SnapshotFooterRecord) ControlType() ControlType { return ControlSnapshotFooter }
 
 func (m *SnapshotFooterRecord) decode(r *reader) {
@@ -192,6 +195,7 @@ type KRaftVersionRecord struct {
 	Unknown      []RawTaggedField `kafka:"-"`
 }
 
+// ControlType returns ControlKRaftVersion.
 func (*KRaftVersionRecord) ControlType() ControlType { return ControlKRaftVersion }
 
 func (m *KRaftVersionRecord) decode(r *reader) {
@@ -238,6 +242,7 @@ type VersionRange struct {
 	Unknown             []RawTaggedField `kafka:"-"`
 }
 
+// ControlType returns ControlKRaftVoters.
 func (*VotersRecord) ControlType() ControlType { return ControlKRaftVoters }
 
 func (m *VotersRecord) decode(r *reader) {

@@ -17,18 +17,40 @@ func decodePartitionFast(m *PartitionRecord, b []byte, v int16, al *Alloc) bool 
 		TopicID: Uuid{MostSignificantBits: int64(binary.BigEndian.Uint64(b[4:])),
 			LeastSignificantBits: int64(binary.BigEndian.Uint64(b[12:]))},
 	}
-	// The four replica arrays, carved from one slice.
+	off, ok := fastReplicaArrays(m, b, al)
+	if !ok {
+		return false
+	}
+	if len(b) < off+12 {
+		return false
+	}
+	m.Leader = int32(binary.BigEndian.Uint32(b[off:]))
+	m.LeaderEpoch = int32(binary.BigEndian.Uint32(b[off+4:]))
+	m.PartitionEpoch = int32(binary.BigEndian.Uint32(b[off+8:]))
+	off += 12
+	if v >= 1 {
+		if m.Directories, off, ok = fastUuids(b, off, al); !ok {
+			return false
+		}
+	}
+	return off == len(b)-1 && b[off] == 0 // no tagged fields, nothing after
+}
+
+// fastReplicaArrays reads a PartitionRecord's four replica arrays, each
+// of fewer than 127 elements, into slices carved from one; it returns
+// the offset after them.
+func fastReplicaArrays(m *PartitionRecord, b []byte, al *Alloc) (int, bool) {
 	var lens [4]int
 	off := 20
 	for i := range lens {
 		if off >= len(b) || b[off] == 0 || b[off]&0x80 != 0 {
-			return false
+			return 0, false
 		}
 		lens[i] = int(b[off]) - 1
 		off += 1 + 4*lens[i]
 	}
 	if off > len(b) {
-		return false
+		return 0, false
 	}
 	all := al.Int32s(lens[0] + lens[1] + lens[2] + lens[3])
 	off = 20
@@ -46,20 +68,7 @@ func decodePartitionFast(m *PartitionRecord, b []byte, v int16, al *Alloc) bool 
 		}
 		*dst = a
 	}
-	var ok bool
-	if len(b) < off+12 {
-		return false
-	}
-	m.Leader = int32(binary.BigEndian.Uint32(b[off:]))
-	m.LeaderEpoch = int32(binary.BigEndian.Uint32(b[off+4:]))
-	m.PartitionEpoch = int32(binary.BigEndian.Uint32(b[off+8:]))
-	off += 12
-	if v >= 1 {
-		if m.Directories, off, ok = fastUuids(b, off, al); !ok {
-			return false
-		}
-	}
-	return off == len(b)-1 && b[off] == 0 // no tagged fields, nothing after
+	return off, true
 }
 
 // fastUuids reads a compact array of uuids of fewer than 127 elements.

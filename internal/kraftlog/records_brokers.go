@@ -37,6 +37,7 @@ type FeatureRange struct {
 	Unknown             []RawTaggedField `kafka:"-"`
 }
 
+// Type returns RegisterBrokerRecordType.
 func (*RegisterBrokerRecord) Type() RecordType { return RegisterBrokerRecordType }
 
 func (m *RegisterBrokerRecord) decode(r *reader, v int16) {
@@ -149,6 +150,7 @@ type UnregisterBrokerRecord struct {
 	Unknown     []RawTaggedField `kafka:"-"`
 }
 
+// Type returns UnregisterBrokerRecordType.
 func (*UnregisterBrokerRecord) Type() RecordType { return UnregisterBrokerRecordType }
 
 func (m *UnregisterBrokerRecord) decode(r *reader, _ int16) {
@@ -172,6 +174,7 @@ type FenceBrokerRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns FenceBrokerRecordType.
 func (*FenceBrokerRecord) Type() RecordType { return FenceBrokerRecordType }
 
 func (m *FenceBrokerRecord) decode(r *reader, _ int16) {
@@ -194,6 +197,7 @@ type UnfenceBrokerRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns UnfenceBrokerRecordType.
 func (*UnfenceBrokerRecord) Type() RecordType { return UnfenceBrokerRecordType }
 
 func (m *UnfenceBrokerRecord) decode(r *reader, _ int16) {
@@ -221,6 +225,7 @@ type BrokerRegistrationChangeRecord struct {
 	Unknown              []RawTaggedField `kafka:"-"`
 }
 
+// Type returns BrokerRegistrationChangeRecordType.
 func (*BrokerRegistrationChangeRecord) Type() RecordType { return BrokerRegistrationChangeRecordType }
 
 func (m *BrokerRegistrationChangeRecord) decode(r *reader, v int16) {
@@ -267,6 +272,7 @@ type RegisterControllerRecord struct {
 	Unknown          []RawTaggedField `kafka:"-"`
 }
 
+// Type returns RegisterControllerRecordType.
 func (*RegisterControllerRecord) Type() RecordType { return RegisterControllerRecordType }
 
 func (m *RegisterControllerRecord) decode(r *reader, _ int16) {

@@ -8,6 +8,7 @@ type FeatureLevelRecord struct {
 	Unknown      []RawTaggedField `kafka:"-"`
 }
 
+// Type returns FeatureLevelRecordType.
 func (*FeatureLevelRecord) Type() RecordType { return FeatureLevelRecordType }
 
 func (m *FeatureLevelRecord) decode(r *reader, _ int16) {
@@ -30,6 +31,7 @@ type ZkMigrationStateRecord struct {
 	Unknown          []RawTaggedField `kafka:"-"`
 }
 
+// Type returns ZkMigrationStateRecordType.
 func (*ZkMigrationStateRecord) Type() RecordType { return ZkMigrationStateRecordType }
 
 func (m *ZkMigrationStateRecord) decode(r *reader, _ int16) {
@@ -53,6 +55,7 @@ type ProducerIdsRecord struct {
 	Unknown        []RawTaggedField `kafka:"-"`
 }
 
+// Type returns ProducerIdsRecordType.
 func (*ProducerIdsRecord) Type() RecordType { return ProducerIdsRecordType }
 
 func (m *ProducerIdsRecord) decode(r *reader, _ int16) {
@@ -74,6 +77,7 @@ type NoOpRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns NoOpRecordType.
 func (*NoOpRecord) Type() RecordType { return NoOpRecordType }
 
 func (m *NoOpRecord) decode(r *reader, _ int16) { m.Unknown = r.unknownOnly(nil) }
@@ -91,6 +95,7 @@ type BeginTransactionRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns BeginTransactionRecordType.
 func (*BeginTransactionRecord) Type() RecordType { return BeginTransactionRecordType }
 
 func (m *BeginTransactionRecord) decode(r *reader, _ int16) {
@@ -116,6 +121,7 @@ type EndTransactionRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns EndTransactionRecordType.
 func (*EndTransactionRecord) Type() RecordType { return EndTransactionRecordType }
 
 func (m *EndTransactionRecord) decode(r *reader, _ int16) { m.Unknown = r.unknownOnly(nil) }
@@ -133,6 +139,7 @@ type AbortTransactionRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns AbortTransactionRecordType.
 func (*AbortTransactionRecord) Type() RecordType { return AbortTransactionRecordType }
 
 func (m *AbortTransactionRecord) decode(r *reader, _ int16) {

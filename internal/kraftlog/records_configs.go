@@ -10,6 +10,7 @@ type ConfigRecord struct {
 	Unknown      []RawTaggedField `kafka:"-"`
 }
 
+// Type returns ConfigRecordType.
 func (*ConfigRecord) Type() RecordType { return ConfigRecordType }
 
 func (m *ConfigRecord) decode(r *reader, _ int16) {
@@ -49,6 +50,7 @@ type EntityData struct {
 	Unknown    []RawTaggedField `kafka:"-"`
 }
 
+// Type returns ClientQuotaRecordType.
 func (*ClientQuotaRecord) Type() RecordType { return ClientQuotaRecordType }
 
 func (m *ClientQuotaRecord) decode(r *reader, _ int16) {

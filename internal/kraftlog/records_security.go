@@ -12,6 +12,7 @@ type UserScramCredentialRecord struct {
 	Unknown    []RawTaggedField `kafka:"-"`
 }
 
+// Type returns UserScramCredentialRecordType.
 func (*UserScramCredentialRecord) Type() RecordType { return UserScramCredentialRecordType }
 
 func (m *UserScramCredentialRecord) decode(r *reader, _ int16) {
@@ -46,6 +47,7 @@ type RemoveUserScramCredentialRecord struct {
 	Unknown   []RawTaggedField `kafka:"-"`
 }
 
+// Type returns RemoveUserScramCredentialRecordType.
 func (*RemoveUserScramCredentialRecord) Type() RecordType { return RemoveUserScramCredentialRecordType }
 
 func (m *RemoveUserScramCredentialRecord) decode(r *reader, _ int16) {
@@ -75,6 +77,7 @@ type AccessControlEntryRecord struct {
 	Unknown        []RawTaggedField `kafka:"-"`
 }
 
+// Type returns AccessControlEntryRecordType.
 func (*AccessControlEntryRecord) Type() RecordType { return AccessControlEntryRecordType }
 
 func (m *AccessControlEntryRecord) decode(r *reader, _ int16) {
@@ -111,6 +114,7 @@ type RemoveAccessControlEntryRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns RemoveAccessControlEntryRecordType.
 func (*RemoveAccessControlEntryRecord) Type() RecordType { return RemoveAccessControlEntryRecordType }
 
 func (m *RemoveAccessControlEntryRecord) decode(r *reader, _ int16) {
@@ -137,6 +141,7 @@ type DelegationTokenRecord struct {
 	Unknown             []RawTaggedField `kafka:"-"`
 }
 
+// Type returns DelegationTokenRecordType.
 func (*DelegationTokenRecord) Type() RecordType { return DelegationTokenRecordType }
 
 func (m *DelegationTokenRecord) decode(r *reader, _ int16) {
@@ -171,6 +176,7 @@ type RemoveDelegationTokenRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns RemoveDelegationTokenRecordType.
 func (*RemoveDelegationTokenRecord) Type() RecordType { return RemoveDelegationTokenRecordType }
 
 func (m *RemoveDelegationTokenRecord) decode(r *reader, _ int16) {

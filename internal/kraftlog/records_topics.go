@@ -7,6 +7,7 @@ type TopicRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns TopicRecordType.
 func (*TopicRecord) Type() RecordType { return TopicRecordType }
 
 func (m *TopicRecord) decode(r *reader, _ int16) {
@@ -28,6 +29,7 @@ type RemoveTopicRecord struct {
 	Unknown []RawTaggedField `kafka:"-"`
 }
 
+// Type returns RemoveTopicRecordType.
 func (*RemoveTopicRecord) Type() RecordType { return RemoveTopicRecordType }
 
 func (m *RemoveTopicRecord) decode(r *reader, _ int16) {
@@ -65,6 +67,7 @@ type PartitionRecord struct {
 	Unknown                []RawTaggedField `kafka:"-"`
 }
 
+// Type returns PartitionRecordType.
 func (*PartitionRecord) Type() RecordType { return PartitionRecordType }
 
 func (m *PartitionRecord) decode(r *reader, v int16) {
@@ -154,6 +157,7 @@ type PartitionChangeRecord struct {
 	Unknown                []RawTaggedField `kafka:"-"`
 }
 
+// Type returns PartitionChangeRecordType.
 func (*PartitionChangeRecord) Type() RecordType { return PartitionChangeRecordType }
 
 func (m *PartitionChangeRecord) decode(r *reader, v int16) {
