@@ -10,7 +10,7 @@
 //
 //	bytes               znode, checker, passwordencoder
 //	the Writer          migrationzk
-//	Kafka's vocabulary  dualwrite, zkmetrics
+//	Kafka's vocabulary  dualwrite, zkmetrics, kraftmeta
 //	beside the Writer   zkconn, zkconn/sasl, zktls, zktest
 //	the tools           cmd/migrationzk, cmd/zksandbox
 //

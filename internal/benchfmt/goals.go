@@ -8,7 +8,7 @@ import (
 
 // row is one line of the table: a figure and, for a goal, whether it holds.
 type row struct {
-	goal    string // the goal's number, 1 to 11
+	goal    string // the goal's number, 1 to 13
 	what    string
 	bench   string
 	figure  string
@@ -60,6 +60,8 @@ func evaluate(r run) []row {
 	rows = append(rows, syncRows(r)...)
 	rows = append(rows, imageMemoryRows(r)...)
 	rows = append(rows, rememberRows(r)...)
+	rows = append(rows, kraftReplayRows(r)...)
+	rows = append(rows, kraftMemoryRows(r)...)
 	return rows
 }
 

@@ -1,0 +1,146 @@
+package kraftmeta
+
+import (
+	"github.com/kraftmigration/zkwriter/internal/kraftlog"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
+)
+
+// state is KRaft's metadata image as a replay builds it, record by
+// record. Topics and partitions are held as the dualwrite.Image the
+// replay returns, with what ZooKeeper does not hold (partition epochs,
+// directories, eligible leader replicas) beside them; the smaller domains
+// are held as KRaft holds them and mapped when the replay ends.
+type state struct {
+	al     *kraftlog.Alloc
+	topics dualwrite.Image // only Topics is kept up to date
+	byID   map[znode.Uuid]*topicMeta
+	// last is the topic of the last partition record: a snapshot holds
+	// a topic's partitions one after another.
+	last *topicMeta
+
+	configs        map[configKey]map[string]string
+	quotas         map[string]*quotaEntry
+	scram          map[scramKey]znode.ScramCredential
+	acls           map[znode.Uuid]ACL
+	tokens         map[string]znode.DelegationToken
+	nextProducerID int64
+	mv             MetadataVersion
+	migration      MigrationState
+	features       map[string]int16
+
+	// hint is how many PartitionRecords of the topic the next
+	// TopicRecord creates follow it in its batch: its map is made at that
+	// size.
+	hint int
+	txn  *transaction
+	// txnSeq numbers the transactions begun, so that a topic knows
+	// whether the open one created it.
+	txnSeq int
+}
+
+func newState() *state {
+	return &state{
+		al:             newAlloc(),
+		topics:         dualwrite.Image{Topics: map[string]dualwrite.Topic{}},
+		byID:           map[znode.Uuid]*topicMeta{},
+		configs:        map[configKey]map[string]string{},
+		quotas:         map[string]*quotaEntry{},
+		scram:          map[scramKey]znode.ScramCredential{},
+		acls:           map[znode.Uuid]ACL{},
+		tokens:         map[string]znode.DelegationToken{},
+		nextProducerID: -1,
+		mv:             MinimumKRaftVersion,
+		features:       map[string]int16{},
+	}
+}
+
+// topicMeta is a topic as KRaft holds it: its partitions (the map its
+// dualwrite.Topic holds) and what ZooKeeper does not hold of them.
+type topicMeta struct {
+	name  string
+	id    znode.Uuid
+	parts map[int32]dualwrite.Partition
+	// dense holds the extras of partitions 0 to len-1, sparse those of
+	// others.
+	dense  []partExtra
+	sparse map[int32]partExtra
+	// txn is the sequence number of the transaction that created the
+	// topic, 0 for none.
+	txn int
+}
+
+// partExtra is what KRaft holds of a partition beyond ZooKeeper.
+type partExtra struct {
+	epoch int32
+	rare  *partRare
+}
+
+// partRare holds what few partitions have: directories other than
+// MIGRATING, eligible leader replicas.
+type partRare struct {
+	dirs              []znode.Uuid
+	elr, lastKnownElr []int32
+}
+
+func (t *topicMeta) extra(id int32) partExtra {
+	if id >= 0 && int(id) < len(t.dense) {
+		return t.dense[id]
+	}
+	return t.sparse[id]
+}
+
+func (t *topicMeta) setExtra(id int32, e partExtra) {
+	switch {
+	case id >= 0 && int(id) < len(t.dense):
+		t.dense[id] = e
+	case id >= 0 && int(id) == len(t.dense) && t.sparse[id] == (partExtra{}):
+		t.dense = append(t.dense, e)
+	default:
+		if t.sparse == nil {
+			t.sparse = map[int32]partExtra{}
+		}
+		t.sparse[id] = e
+	}
+}
+
+// configKey names a config resource: its type as Kafka's ConfigResource
+// reads it (2 TOPIC, 4 BROKER, 8 BROKER_LOGGER, 16 CLIENT_METRICS, 0
+// for any other) and its name.
+type configKey struct {
+	typ  int8
+	name string
+}
+
+// configType returns the ConfigResource type of a record's resource
+// type: an id Kafka does not know is UNKNOWN (0).
+func configType(t int8) int8 {
+	switch t {
+	case 2, 4, 8, 16:
+		return t
+	}
+	return 0
+}
+
+// quotaEntry is a client-quota entity as KRaft holds it: one name per
+// entity type, nil for the default entity.
+type quotaEntry struct {
+	entity map[string]*string
+	quotas map[string]float64
+}
+
+// scramKey names a SCRAM credential: a user and a mechanism as Kafka's
+// ScramMechanism reads it (1 SHA-256, 2 SHA-512, 0 for any other).
+type scramKey struct {
+	user      string
+	mechanism int8
+}
+
+// newAlloc returns the Alloc of a replay: strings interned, int32 slices
+// carved from chunks, directories decoded into one buffer that newRare
+// copies from.
+func newAlloc() *kraftlog.Alloc {
+	al := kraftlog.NewAlloc()
+	al.ReuseUUIDs = true
+	return al
+}
