@@ -120,6 +120,8 @@ type migrationView struct {
 	Error      string          `json:"error,omitempty"`
 	// Data is the raw data when it does not decode.
 	Data string `json:"data,omitempty"`
+	// mtime is the znode's mtime, zero when absent.
+	mtime time.Time
 }
 
 func viewMigration(path string, r migrationzk.Znode) migrationView {
@@ -127,7 +129,7 @@ func viewMigration(path string, r migrationzk.Znode) migrationView {
 	if !r.Exists {
 		return v
 	}
-	v.Version = r.Version
+	v.Version, v.mtime = r.Version, r.Modified
 	v.Modified = r.Modified.UTC().Format(time.RFC3339Nano)
 	m, err := znode.DecodeMigration(r.Data)
 	if err != nil {
