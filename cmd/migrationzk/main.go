@@ -14,6 +14,7 @@
 //	repair-null-migration  replace a null /migration with the initial state (dry run unless --apply)
 //	export                 write everything the migration mirrors into ZooKeeper as a JSON image
 //	diff A B               compare two images, each an export file or live (exit 1 when they differ)
+//	monitor                serve Prometheus metrics of the migration read from ZooKeeper, never writing
 //
 // Global flags, accepted before or after the command:
 //
@@ -175,6 +176,7 @@ func commands() []command {
 		{name: "repair-null-migration", summary: "replace a null /migration with the initial state (dry run unless --apply)", setup: withSession(setupRepair)},
 		{name: "export", summary: "write everything the migration mirrors into ZooKeeper as a JSON image", setup: setupExport},
 		{name: "diff", summary: "compare two images, each an export file or live (exit 1 when they differ)", args: "A B", setup: setupDiff},
+		{name: "monitor", summary: "serve Prometheus metrics of the migration read from ZooKeeper, never writing", setup: withSession(setupMonitor)},
 	}
 }
 
