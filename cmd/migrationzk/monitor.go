@@ -35,6 +35,7 @@ type monitorFlags struct {
 	minPoll      time.Duration
 	scanInterval time.Duration
 	scanRate     float64
+	kafka        kafkaFlags
 }
 
 func (f *monitorFlags) register(fs *flag.FlagSet) {
@@ -43,6 +44,7 @@ func (f *monitorFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.minPoll, "min-poll", defaultMinPoll, "scrapes closer together than this share one read of ZooKeeper (and of the quorum)")
 	fs.DurationVar(&f.scanInterval, "scan-interval", defaultScanInterval, "scan every partition state for the rollback hazard this long after the last scan ended (0: never)")
 	fs.Float64Var(&f.scanRate, "scan-rate", 0, "send the scan's requests at most this many a `second` (0: unlimited)")
+	f.kafka.register(fs)
 }
 
 func (f monitorFlags) check() error {
@@ -59,7 +61,7 @@ func (f monitorFlags) check() error {
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return usageError{fmt.Errorf("--listen %q: want host:port: %w", f.listen, err)}
 	}
-	return nil
+	return f.kafka.check(false)
 }
 
 func setupMonitor(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int {
@@ -82,12 +84,21 @@ func (a *app) monitor(ctx context.Context, conn *zk.Conn, f monitorFlags) int {
 	if err != nil {
 		return a.fail(err)
 	}
+	c, err := a.quorumClient(f.kafka)
+	if err != nil {
+		return a.fail(err)
+	}
+	var quorum monitor.QuorumSource
+	if c != nil {
+		defer c.Close()
+		quorum = quorumSource{c}
+	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, nil))
 	e, err := monitor.New(monitor.Config{
 		Writer: w, Ready: func() bool { return conn.State() == zk.StateHasSession },
 		StallAfter: f.stallAfter, MinPoll: f.minPoll, PollTimeout: a.g.timeout,
 		ScanInterval: f.scanInterval, ScanRate: f.scanRate, ScanStep: a.g.timeout,
-		Logger: logger,
+		Quorum: quorum, Logger: logger,
 	})
 	if err != nil {
 		return a.fail(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kraftmigration/zkwriter/internal/monitor/monitortest"
+	"github.com/kraftmigration/zkwriter/internal/quorum/quorumtest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -65,5 +66,38 @@ func TestMonitorServesAndStops(t *testing.T) {
 	}
 	if !strings.Contains(m.Stderr(), `msg=stopped`) {
 		t.Fatalf("no graceful stop logged:\n%s", m.Stderr())
+	}
+}
+
+// TestMonitorKRaft points monitor at a quorum (the DescribeQuorum stub):
+// it serves the high watermark, the leader and the true lag beside the
+// ZooKeeper series, and migrationzk_kraft_up 0 when the quorum does not
+// answer, while the ZooKeeper series stay.
+// Faults: a quorum whose controllers do not lead.
+func TestMonitorKRaft(t *testing.T) {
+	srv := zktest.Start(t)
+	admin := srv.Connect(t)
+	c := newCluster(t, srv, admin, "monitorkraft")
+	c.seedKafka(43)
+	c.kraftController(3000, 7)
+	c.migration(checkpoint(100, 3000, 7))
+	stub := quorumtest.Start(t, "-leader-node", "1", "-hw", "150")
+	m := monitortest.Start(t, os.Getenv(binEnv), nil, "--zk", strings.Join(srv.Servers, ","), "--root", c.root, "monitor",
+		"--listen", "127.0.0.1:0", "--bootstrap-controller", strings.Join(stub.Addrs, ","))
+	_, body := get(t, m, "/metrics")
+	for _, want := range []string{"migrationzk_kraft_up 1\n", "migrationzk_kraft_high_watermark 150\n", "migrationzk_kraft_leader_id 3000\n",
+		"migrationzk_kraft_leader_epoch 7\n", "migrationzk_kraft_lag_records 49\n", "migrationzk_checkpoint_offset 100\n"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+
+	noLeader := quorumtest.Start(t, "-leader-node", "-1")
+	m = monitortest.Start(t, os.Getenv(binEnv), nil, "--zk", strings.Join(srv.Servers, ","), "--root", c.root, "monitor",
+		"--listen", "127.0.0.1:0", "--bootstrap-controller", strings.Join(noLeader.Addrs, ","))
+	_, body = get(t, m, "/metrics")
+	if !strings.Contains(body, "migrationzk_kraft_up 0\n") || strings.Contains(body, "migrationzk_kraft_high_watermark") ||
+		strings.Contains(body, "migrationzk_kraft_lag_records") || !strings.Contains(body, "migrationzk_checkpoint_offset 100\n") {
+		t.Fatalf("/metrics without a leader:\n%s", body)
 	}
 }

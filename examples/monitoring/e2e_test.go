@@ -16,6 +16,7 @@ import (
 
 	"github.com/kraftmigration/zkwriter/internal/monitor/monitortest"
 	"github.com/kraftmigration/zkwriter/internal/promtest"
+	"github.com/kraftmigration/zkwriter/internal/quorum/quorumtest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -36,6 +37,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	os.Setenv(binEnv, bin)
+	quorumtest.Build(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -279,6 +281,27 @@ func TestStallAlertOnPrometheus(t *testing.T) {
 	})
 
 	checkDashboard(ctx, t, p, false)
+}
+
+// TestDashboardKRaftPanels points monitor at a KRaft quorum (the
+// DescribeQuorum stub: no Kafka runs here) and evaluates every panel query
+// of the dashboard on a real Prometheus scraping it: the quorum's return
+// data.
+// Fault: none.
+func TestDashboardKRaftPanels(t *testing.T) {
+	promtest.Promtool(t, ".", "--version") // skip early without Prometheus
+	stub := quorumtest.Start(t, "-leader-node", "0", "-hw", "5000")
+	srv := zktest.Start(t)
+	admin := srv.Connect(t)
+	seedCluster(t, srv, admin)
+	m := monitortest.Start(t, os.Getenv(binEnv), nil, "--zk", strings.Join(srv.Servers, ","), "--root", srv.Root, "monitor", "--listen", "127.0.0.1:0",
+		"--min-poll", "500ms", "--bootstrap-controller", strings.Join(stub.Addrs, ","))
+	p := startPrometheus(t, m.Addr)
+	ctx := context.Background()
+	waitFor(t, 30*time.Second, "the quorum's series", func() bool {
+		return len(query(ctx, t, p, `migrationzk_kraft_lag_records == 4999`)) == 1
+	})
+	checkDashboard(ctx, t, p, true)
 }
 
 // dashboardTarget is one query of a panel of dashboard.json.
