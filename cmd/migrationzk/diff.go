@@ -105,7 +105,7 @@ func (a *app) loadImage(ctx context.Context, side string) (dualwrite.Image, erro
 		read = func() (dualwrite.Image, error) { return a.readLive(ctx) }
 	}
 	img, err := read()
-	return redactImage(img), err
+	return img.Redacted(), err
 }
 
 // diffImages compares two images: the report, and the plan that makes

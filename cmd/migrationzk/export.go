@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
@@ -20,13 +23,21 @@ type exportReport struct {
 	Topics      int    `json:"topics"`
 	Partitions  int    `json:"partitions"`
 	Undecodable int    `json:"undecodable"`
+	// Redacted is false for an export made with --include-secrets.
+	Redacted bool `json:"redacted"`
+	// Passwords is the form of the password values of an export made with
+	// --include-secrets: "plain" or "encoded".
+	Passwords string `json:"passwords,omitempty"`
 }
 
-// setupExport registers export's flag, --output FILE, and returns what
-// runs it: no arguments; "text" and "json" are refused as file names, the
-// global flag's values.
+// setupExport registers export's flags, --output FILE and
+// --include-secrets, and returns what runs it: no arguments; "text" and
+// "json" are refused as file names, the global flag's values, and so is a
+// directory; secrets go only to a file.
 func setupExport(a *app, fs *flag.FlagSet) runFunc {
 	file := fs.String("output", "", "write the image to `file` (created with mode 0600, replaced whole) instead of stdout; the image is JSON whatever the global --output")
+	secrets := fs.Bool("include-secrets", false, "write password configs and SCRAM credentials as read (decoded when a password encoder is given), "+
+		"for a backup Sync can restore; needs --output")
 	return func(ctx context.Context, args []string) int {
 		if *file == "" {
 			a.jsonOut = a.stderr // stdout carries the image
@@ -37,22 +48,41 @@ func setupExport(a *app, fs *flag.FlagSet) runFunc {
 		if err := noArgs(args); err != nil {
 			return a.fail(err)
 		}
-		if *file == "text" || *file == "json" {
-			return a.fail(usageError{fmt.Errorf("--output names the file to write (the image is always JSON); for a file named %s, say ./%s", *file, *file)})
+		if err := checkExportFile(*file, *secrets); err != nil {
+			return a.fail(err)
 		}
-		return a.export(ctx, *file)
+		return a.export(ctx, *file, *secrets)
 	}
 }
 
+// checkExportFile refuses an --output that cannot be the file to write,
+// and --include-secrets without one.
+func checkExportFile(file string, secrets bool) error {
+	switch {
+	case file == "text" || file == "json":
+		return usageError{fmt.Errorf("--output names the file to write (the image is always JSON); for a file named %s, say ./%s", file, file)}
+	case file == "" && secrets:
+		return usageError{errors.New("--include-secrets writes secrets only to a file: give --output FILE (created with mode 0600)")}
+	case file == "":
+		return nil
+	}
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		return usageError{fmt.Errorf("--output %s is a directory: name the file to write, such as %s", file, filepath.Join(file, "export.json"))}
+	}
+	return nil
+}
+
 // export reads the live tree and writes its image to file, or stdout when
-// file is "". Only a complete image is written; on a failure to read
-// nothing is.
-func (a *app) export(ctx context.Context, file string) int {
+// file is "": redacted unless secrets is set. Only a complete image is
+// written; on a failure to read nothing is.
+func (a *app) export(ctx context.Context, file string, secrets bool) int {
 	img, err := a.readLive(ctx)
 	if err != nil {
 		return a.fail(err)
 	}
-	img = redactImage(img)
+	if !secrets {
+		img = img.Redacted()
+	}
 	if file == "" {
 		if err := img.WriteJSON(a.stdout); err != nil {
 			return a.fail(fmt.Errorf("write the image: %w", err))
@@ -60,7 +90,15 @@ func (a *app) export(ctx context.Context, file string) int {
 	} else if err := writeImageFile(file, img); err != nil {
 		return a.fail(err)
 	}
-	r := exportReport{header: a.header(), File: file, Topics: len(img.Topics), Partitions: countPartitions(img), Undecodable: len(img.Undecodable)}
+	if secrets {
+		fmt.Fprintf(a.stderr, "migrationzk export: warning: %s holds password configs (%s) and SCRAM credentials (--include-secrets): keep it as secret as the cluster's passwords\n",
+			file, passwordForm(img.Secrets))
+	}
+	r := exportReport{header: a.header(), File: file, Topics: len(img.Topics), Partitions: countPartitions(img), Undecodable: len(img.Undecodable),
+		Redacted: img.Secrets == dualwrite.SecretsRedacted}
+	if !r.Redacted {
+		r.Passwords = string(img.Secrets)
+	}
 	if a.json() {
 		a.emitJSON(r)
 		return exitOK
@@ -70,6 +108,14 @@ func (a *app) export(ctx context.Context, file string) int {
 			pluralVerb(r.Topics, "topic", "topics"), pluralVerb(r.Partitions, "partition", "partitions"), commas(r.Undecodable)+" undecodable")
 	}
 	return exitOK
+}
+
+// passwordForm says in words what form password values are in.
+func passwordForm(f dualwrite.SecretForm) string {
+	if f == dualwrite.SecretsPlain {
+		return "in plain text, decoded with the password encoder"
+	}
+	return "as ZooKeeper stores them, encoded with the cluster's password.encoder.secret if it has one"
 }
 
 // countPartitions counts the partitions of img's topics.

@@ -39,8 +39,19 @@ func (c *cluster) mirrorAs3000(opts ...dualwrite.Option) *mirror {
 	if err := w.CreateTopLevelPaths(ctx); err != nil {
 		c.t.Fatal(err)
 	}
+	return c.takeOver(3000, 7, opts...)
+}
+
+// takeOver is KRaft controller id claiming the cluster with epoch, as a
+// new controller does, and returns its mirror, a client with opts; a
+// checkpoint it creates is at offset 100.
+func (c *cluster) takeOver(id, epoch int32, opts ...dualwrite.Option) *mirror {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	w := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root)))
 	s := migrationzk.InitialState()
-	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 3000, 7, 100, 7
+	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataOffset, s.KRaftMetadataEpoch = id, epoch, 100, epoch
 	s, err := w.ClaimLeadership(ctx, s)
 	if err != nil {
 		c.t.Fatal(err)
@@ -292,21 +303,22 @@ func writeFile(t *testing.T, dir, name, data string) string {
 
 // TestDiffErrors checks that diff exits 2, with one JSON object under
 // --output json, when a side cannot be read: an export of schema version
-// 2, a file that is not an export, a missing file, an unreachable
-// cluster; and that its arguments are checked.
+// 4, a file that is not an export, a missing file, an unreachable
+// cluster; and that its arguments are checked, export's too: an --output
+// that is a directory, --include-secrets without --output.
 // Fault: ZooKeeper unreachable (nothing listens on the port); files of
 // another schema version, without one, truncated, missing.
 func TestDiffErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	v1 := write("v1.json", "{\"schema_version\": 1}\n")
-	v3 := write("v3.json", "{\"schema_version\": 3, \"topics\": []}\n")
+	v4 := write("v4.json", "{\"schema_version\": 4, \"topics\": []}\n")
 	for _, tc := range []struct {
 		name   string
 		args   []string
 		stderr string
 	}{
-		{"schema-version-3", []string{"diff", v1, v3}, v3 + ": dualwrite: image JSON: schema_version 3, this reads versions 1 to 2"},
+		{"schema-version-4", []string{"diff", v1, v4}, v4 + ": dualwrite: image JSON: schema_version 4, this reads versions 1 to 3"},
 		{"no-version", []string{"diff", write("none.json", `{"topics":[]}`), v1}, `no "schema_version" as the first key`},
 		{"truncated", []string{"diff", v1, write("cut.json", `{"schema_version":1,"topics":[{"name"`)}, "not an image export: dualwrite: image JSON at byte 30 topics[0]: unexpected EOF"},
 		{"missing-file", []string{"diff", v1, filepath.Join(dir, "absent.json")}, "no such file or directory"},
@@ -315,6 +327,8 @@ func TestDiffErrors(t *testing.T) {
 		{"three-sides", []string{"diff", v1, v1, v1}, "got 3 arguments"},
 		{"export-args", []string{"export", "extra"}, "unexpected arguments: extra"},
 		{"export-output-format", []string{"export", "--output", "json"}, "--output names the file to write (the image is always JSON); for a file named json, say ./json"},
+		{"export-output-directory", []string{"export", "--output", dir}, "--output " + dir + " is a directory: name the file to write, such as " + filepath.Join(dir, "export.json")},
+		{"export-secrets-to-stdout", []string{"export", "--include-secrets"}, "--include-secrets writes secrets only to a file: give --output FILE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runBinary(t, nil, tc.args...)
@@ -324,14 +338,14 @@ func TestDiffErrors(t *testing.T) {
 			}
 		})
 	}
-	r := runBinary(t, nil, "diff", "--output", "json", v1, v3)
+	r := runBinary(t, nil, "diff", "--output", "json", v1, v4)
 	wantCode(t, r, exitError)
 	var out struct {
 		header
 		Error string `json:"error"`
 	}
 	oneJSONObject(t, r.stdout, &out)
-	if out.Command != "diff" || !strings.Contains(out.Error, "schema_version 3") {
+	if out.Command != "diff" || !strings.Contains(out.Error, "schema_version 4") {
 		t.Fatalf("json error: %+v", out)
 	}
 	r = runBinary(t, nil, "diff", v1, "--", v1)

@@ -11,12 +11,13 @@ import (
 )
 
 // writeImageFile writes img's JSON to a temporary file beside path, mode
-// 0600 (the image describes users and ACLs), and renames it to path once
-// complete, so that path never holds part of an image.
+// 0600 (the image describes users and ACLs, and may hold secrets), and
+// renames it to path once complete, so that path never holds part of an
+// image. Errors name path, not the temporary file.
 func writeImageFile(path string, img dualwrite.Image) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write the image: %w", err)
+		return fmt.Errorf("write the image to %s: %w", path, fileCause(err))
 	}
 	defer func() {
 		if err != nil {
@@ -34,9 +35,23 @@ func writeImageFile(path string, img dualwrite.Image) (err error) {
 		return fmt.Errorf("write the image to %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write the image: %w", err)
+		return fmt.Errorf("write the image to %s: %w", path, fileCause(err))
 	}
 	return nil
+}
+
+// fileCause returns the cause of a file operation's error, without the
+// paths it names, such as "is a directory".
+func fileCause(err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
 
 // readImageFile reads the image an export wrote to path.

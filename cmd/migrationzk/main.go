@@ -39,7 +39,9 @@
 // Secrets: digest credentials and the password encoder's secret come from a
 // file or the environment, never a flag value. No output shows a password,
 // a password config's value or a SCRAM credential: export and diff show
-// [redacted] in their place.
+// [redacted] in their place, and an export says it is redacted, so that
+// the library never writes it back. export --include-secrets --output FILE
+// is the one exception: a backup holding them, with a warning on stderr.
 //
 // Exit codes: 0 fine, 1 a problem was found (or a dry run found work to
 // do), 2 an error: bad flags, ZooKeeper unreachable, a TLS or

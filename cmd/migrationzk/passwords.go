@@ -2,21 +2,16 @@ package main
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/magiconair/properties"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/passwordencoder"
-	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // passwordSecretEnv names the environment variable that may hold
 // password.encoder.secret.
 const passwordSecretEnv = "MIGRATIONZK_PASSWORD_ENCODER_SECRET"
-
-// redacted stands for a password config's value in what the tool prints.
-const redacted = "[redacted]"
 
 // readPasswordEncoder returns the password encoder of
 // --password-encoder-config-file, a Kafka properties file holding
@@ -58,35 +53,4 @@ func (a *app) clientOptions() []dualwrite.Option {
 		return nil
 	}
 	return []dualwrite.Option{dualwrite.WithPasswordEncoder(a.passwords)}
-}
-
-// redactImage returns img with every password config value replaced by
-// [redacted] and every SCRAM credential by one holding only its iteration
-// count, so that neither is printed. Comparing two redacted images sees a
-// password config or credential appear or go, not its value change.
-func redactImage(img dualwrite.Image) dualwrite.Image {
-	configs := make(map[dualwrite.ConfigResource]map[string]string, len(img.Configs))
-	for r, cfg := range img.Configs {
-		out := maps.Clone(cfg)
-		for k := range out {
-			if passwordencoder.IsPasswordConfig(k) {
-				out[k] = redacted
-			}
-		}
-		configs[r] = out
-	}
-	img.Configs = configs
-	scram := make(map[string]map[string]znode.ScramCredential, len(img.Scram))
-	for user, creds := range img.Scram {
-		var out map[string]znode.ScramCredential
-		if creds != nil {
-			out = make(map[string]znode.ScramCredential, len(creds))
-		}
-		for m, c := range creds {
-			out[m] = znode.ScramCredential{Iterations: c.Iterations}
-		}
-		scram[user] = out
-	}
-	img.Scram = scram
-	return img
 }

@@ -118,7 +118,7 @@ func TestPasswordsAreNeverPrinted(t *testing.T) {
 	wantCode(t, r, exitOK)
 	img := readExport(t, r.stdout)
 	broker1 := img.Configs[dualwrite.ConfigResource{Type: dualwrite.BrokerConfig, Name: "1"}]
-	if broker1["listener.name.internal.ssl.key.password"] != redacted || broker1["log.cleaner.threads"] != "2" ||
+	if broker1["listener.name.internal.ssl.key.password"] != dualwrite.RedactedValue || broker1["log.cleaner.threads"] != "2" ||
 		img.Scram["alice"][znode.ScramSHA512].Iterations != 4096 || len(img.Undecodable) != 2 {
 		t.Fatalf("export with the secret:\n%s", r.stdout)
 	}

@@ -64,7 +64,8 @@ func (r ConfigResource) entity() (znode.ConfigEntity, error) {
 // nobody. Password configs are given in plain text: a Client built
 // WithPasswordEncoder encodes them as Kafka does and compares them
 // decoded; one without writes them as given, as Kafka without
-// password.encoder.secret does.
+// password.encoder.secret does. A password config whose value is
+// RedactedValue is refused with a *SecretError before anything is sent.
 func (c *Client) WriteConfigs(ctx context.Context, s migrationzk.State, resource ConfigResource, configs map[string]string) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().WriteConfigs(resource, configs))
 }
@@ -81,6 +82,9 @@ func (b *Batch) WriteConfigs(resource ConfigResource, configs map[string]string)
 	e, err := resource.entity()
 	if err == nil {
 		err = checkConfigs(configs)
+	}
+	if err == nil {
+		err = redactedPassword(e, configs)
 	}
 	paths, nameErr := resource.nameRule()
 	want := znode.Config(maps.Clone(configs))

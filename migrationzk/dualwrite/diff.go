@@ -145,7 +145,9 @@ func orNone(id string) string {
 // AddTo adds the plan's changes, in order, to b. When a change was not
 // made by Diff (a Change built by hand, or a Plan decoded from JSON), it
 // adds none of them and returns an error wrapping ErrNotPlanned, which b
-// also records: its Apply then fails without writing anything. A nil b
+// also records: its Apply then fails without writing anything. A change
+// b's method refuses, such as one writing a redacted value (a
+// *SecretError), stops it too: AddTo returns the error b records. A nil b
 // is an error too.
 func (p Plan) AddTo(b *Batch) error {
 	if b == nil {
@@ -158,8 +160,12 @@ func (p Plan) AddTo(b *Batch) error {
 			return err
 		}
 	}
+	failed := b.err != nil
 	for _, c := range p.Changes {
 		c.add(b)
+		if !failed && b.err != nil {
+			return b.err
+		}
 	}
 	return nil
 }

@@ -65,7 +65,12 @@
 // A Client built WithPasswordEncoder decodes them when it reads and encodes
 // them, as Kafka does, when it writes; without one they are read and
 // written as they are, as Kafka without password.encoder.secret does. See
-// package passwordencoder.
+// package passwordencoder. An Image records which (Image.Secrets), and
+// Sync refuses one its Client would store wrongly. Image.Redacted makes a
+// copy to show, its password values and SCRAM credentials gone; what it
+// redacted is never written back: every write refuses a password config
+// holding RedactedValue and a SCRAM credential without its salt or keys,
+// whatever image it came from, with a *SecretError, and writes nothing.
 //
 // Where Kafka 3.9 errs, this package does better. Change notifications
 // (config_change_, acl_changes_) are created inside the fenced transaction

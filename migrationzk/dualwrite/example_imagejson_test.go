@@ -26,7 +26,9 @@ func ExampleImage_WriteJSON() {
 	}
 	// Output:
 	// {
-	//   "schema_version": 2,
+	//   "schema_version": 3,
+	//   "redacted": false,
+	//   "passwords": null,
 	//   "topics": [
 	//     {"name":"orders","id":"ASNFZ4mrze8P7cuph2VDIQ","partitions":[{"id":0,"replicas":[1,2],"state":{"leader":1,"leader_epoch":3,"isr":[1,2],"leader_recovery_state":0}}]}
 	//   ],
@@ -64,7 +66,7 @@ func ExampleReadImageJSON() {
 // An export of a schema version this package does not read is refused
 // with a *SchemaVersionError.
 func ExampleSchemaVersionError() {
-	_, err := dualwrite.ReadImageJSON(strings.NewReader(`{"schema_version":3,"topics":[]}`))
+	_, err := dualwrite.ReadImageJSON(strings.NewReader(`{"schema_version":4,"topics":[]}`))
 	var sv *dualwrite.SchemaVersionError
 	if errors.As(err, &sv) {
 		fmt.Println("found version", sv.Found)
@@ -72,9 +74,9 @@ func ExampleSchemaVersionError() {
 	fmt.Println(err)
 	fmt.Println("this writes version", dualwrite.ImageSchemaVersion)
 	// Output:
-	// found version 3
-	// dualwrite: image JSON: schema_version 3, this reads versions 1 to 2
-	// this writes version 2
+	// found version 4
+	// dualwrite: image JSON: schema_version 4, this reads versions 1 to 3
+	// this writes version 3
 }
 
 // Input that is not an image JSON, such as a truncated export, is an

@@ -10,7 +10,7 @@ type Image struct {
 	Topics map[string]Topic
 	// Configs of topics and brokers, by resource. Password configs are
 	// in plain text, as KRaft holds them, when the Client that read them
-	// has a password encoder (WithPasswordEncoder).
+	// has a password encoder (WithPasswordEncoder); Secrets says which.
 	Configs map[ConfigResource]map[string]string
 	// ClientQuotas by entity, Kafka's quota names to their values.
 	ClientQuotas map[QuotaEntity]map[string]float64
@@ -26,6 +26,12 @@ type Image struct {
 	// Undecodable lists the znodes Read found whose data does not decode.
 	// What they hold is in no other field, and Sync leaves them alone.
 	Undecodable []UndecodableZnode
+	// Secrets is the form of the password configs' values and SCRAM
+	// credentials: SecretsPlain or SecretsEncoded as Read found them,
+	// with or without a password encoder; SecretsRedacted once Redacted;
+	// SecretsUnrecorded for an Image built by hand. Sync refuses a form
+	// its Client would store wrongly.
+	Secrets SecretForm
 }
 
 // UndecodableZnode is a znode whose data does not decode.

@@ -21,7 +21,16 @@ import (
 // Version 2 holds a topic's Unassigned partitions in its
 // "unassigned_partitions"; version 1 wrote them among its "partitions"
 // with "replicas": null, which ReadImageJSON still reads as Unassigned.
-const ImageSchemaVersion = 2
+//
+// Version 3 records the form of the image's secrets (Image.Secrets):
+// "redacted", true for a redacted image, and "passwords", "plain" or
+// "encoded" for one that is not, null when it is redacted or its form is
+// not recorded. These are a new version rather than added fields so that
+// a reader of version 2, which would skip them, refuses a redacted image
+// instead of taking it for a backup. Versions 1 and 2 read as
+// SecretsUnrecorded; what was redacted in them is still never written
+// (see SecretError).
+const ImageSchemaVersion = 3
 
 // oldestImageSchemaVersion is the oldest schema_version ReadImageJSON
 // reads.
@@ -120,6 +129,8 @@ type (
 // The keys of the top-level object, in the order WriteJSON writes them.
 const (
 	keySchemaVersion    = "schema_version"
+	keyRedacted         = "redacted"
+	keyPasswords        = "passwords"
 	keyTopics           = "topics"
 	keyConfigs          = "configs"
 	keyClientQuotas     = "client_quotas"
@@ -131,20 +142,33 @@ const (
 )
 
 // WriteJSON writes img to w as one JSON object: "schema_version" first
-// (ImageSchemaVersion), then "topics", "configs", "client_quotas",
-// "scram", "acls", "delegation_tokens", "producer_id_block" and
-// "undecodable". Each domain is a list sorted by its key (topic name,
+// (ImageSchemaVersion), then "redacted" and "passwords" (img.Secrets, see
+// ImageSchemaVersion), "topics", "configs", "client_quotas", "scram",
+// "acls", "delegation_tokens", "producer_id_block" and "undecodable".
+// Each domain is a list sorted by its key (topic name,
 // partition id, config resource, quota entity, user, resource pattern,
 // token id, path), an ACL set's entries sorted too, one element a line, so
 // that two exports of the same Image are byte-identical. Elements are
 // encoded and written one at a time: the whole JSON is never held in
 // memory. A write error, or a quota JSON cannot hold (NaN, infinity), is
-// returned, w holding a prefix of the object. Password configs and SCRAM
-// credentials are written as img holds them; redact them first where the
-// JSON is shown (migrationzk export does).
+// returned, w holding a prefix of the object; a Secrets that is none of
+// the SecretForms is refused before anything is written. Password configs and SCRAM
+// credentials are written as img holds them; write img.Redacted() where
+// the JSON is shown (migrationzk export does unless asked for secrets).
 func (img Image) WriteJSON(w io.Writer) error {
+	switch img.Secrets {
+	case SecretsUnrecorded, SecretsPlain, SecretsEncoded, SecretsRedacted:
+	default:
+		return fmt.Errorf("dualwrite: write image JSON: Secrets %q is no SecretForm", img.Secrets)
+	}
 	jw := newJSONWriter(w)
 	jw.raw(fmt.Sprintf("{\n  %q: %d", keySchemaVersion, ImageSchemaVersion))
+	jw.raw(fmt.Sprintf(",\n  %q: %t,\n  %q: ", keyRedacted, img.Secrets == SecretsRedacted, keyPasswords))
+	if img.Secrets == SecretsPlain || img.Secrets == SecretsEncoded {
+		jw.raw(fmt.Sprintf("%q", img.Secrets))
+	} else {
+		jw.raw("null")
+	}
 	writeList(jw, keyTopics, sortedKeys(img.Topics, stringLess), func(name string) any { return topicToJSON(name, img.Topics[name]) })
 	writeList(jw, keyConfigs, sortedKeys(img.Configs, configLess), func(r ConfigResource) any {
 		return configJSON{Type: r.Type, Name: r.Name, Configs: img.Configs[r]}

@@ -97,7 +97,7 @@ func sameImage(t *testing.T, a, b dualwrite.Image) {
 func TestImageJSONRoundTrip(t *testing.T) {
 	img := richImage()
 	data := encode(t, img)
-	if !bytes.HasPrefix(data, []byte("{\n  \"schema_version\": 2,\n  \"topics\": [\n")) {
+	if !bytes.HasPrefix(data, []byte("{\n  \"schema_version\": 3,\n  \"redacted\": false,\n  \"passwords\": null,\n  \"topics\": [\n")) {
 		t.Fatalf("output does not start with the schema version:\n%s", data)
 	}
 	got, err := dualwrite.ReadImageJSON(bytes.NewReader(data))
@@ -180,7 +180,7 @@ func TestImageJSONNoState(t *testing.T) {
 // naming what was found.
 func TestReadImageJSONSchemaVersion(t *testing.T) {
 	for _, tc := range []struct{ doc, found string }{
-		{`{"schema_version":3,"topics":[]}`, "3"},
+		{`{"schema_version":4,"topics":[]}`, "4"},
 		{`{"schema_version":1.0}`, "1.0"},
 		{`{"schema_version":"1"}`, `"1"`},
 		{`{"schema_version":null}`, "null"},
@@ -193,11 +193,11 @@ func TestReadImageJSONSchemaVersion(t *testing.T) {
 		if !errors.As(err, &sv) || sv.Found != tc.found {
 			t.Fatalf("%s: got %v, want a *SchemaVersionError finding %q", tc.doc, err, tc.found)
 		}
-		if !strings.Contains(err.Error(), "this reads versions 1 to 2") {
+		if !strings.Contains(err.Error(), "this reads versions 1 to 3") {
 			t.Fatalf("%s: message %q", tc.doc, err)
 		}
 	}
-	for _, doc := range []string{`{"schema_version":1}`, `{"schema_version":2}`} {
+	for _, doc := range []string{`{"schema_version":1}`, `{"schema_version":2}`, `{"schema_version":3}`} {
 		if _, err := dualwrite.ReadImageJSON(strings.NewReader(doc)); err != nil {
 			t.Fatalf("%s: %v", doc, err)
 		}
@@ -209,7 +209,7 @@ func TestReadImageJSONSchemaVersion(t *testing.T) {
 // the version is read, and never reads as an Image.
 func TestReadImageJSONTruncated(t *testing.T) {
 	data := encode(t, richImage())
-	versionEnd := bytes.Index(data, []byte(`1,`)) + 1
+	versionEnd := bytes.Index(data, []byte(`"schema_version": 3,`)) + len(`"schema_version": 3`)
 	for n := 0; n < len(data)-1; n++ { // the last byte is the newline
 		_, err := dualwrite.ReadImageJSON(bytes.NewReader(data[:n]))
 		if err == nil {
@@ -397,5 +397,52 @@ func TestImageJSONUnassignedErrors(t *testing.T) {
 		if _, err := dualwrite.ReadImageJSON(strings.NewReader(doc)); !errors.As(err, &ie) || ie.Where != "topics[0]" {
 			t.Fatalf("%s: %v", doc, err)
 		}
+	}
+}
+
+// TestImageJSONSecrets checks that the form of an image's secrets
+// survives the round trip in "redacted" and "passwords", that versions 1
+// and 2 read as unrecorded, and that a form that is none, or a redacted
+// image naming a password form, is refused on both sides.
+func TestImageJSONSecrets(t *testing.T) {
+	for _, form := range []dualwrite.SecretForm{dualwrite.SecretsUnrecorded, dualwrite.SecretsPlain, dualwrite.SecretsEncoded, dualwrite.SecretsRedacted} {
+		img := richImage()
+		img.Secrets = form
+		data := encode(t, img)
+		got, err := dualwrite.ReadImageJSON(bytes.NewReader(data))
+		if err != nil || got.Secrets != form {
+			t.Fatalf("%q: read back %q, %v\n%s", form, got.Secrets, err, data)
+		}
+	}
+	head := func(img dualwrite.Image) string {
+		return strings.Join(strings.Split(string(encode(t, img)), "\n")[1:4], "\n")
+	}
+	if got := head(dualwrite.NewImage().Redacted()); got != "  \"schema_version\": 3,\n  \"redacted\": true,\n  \"passwords\": null," {
+		t.Fatalf("redacted head:\n%s", got)
+	}
+	for _, doc := range []string{`{"schema_version":1,"topics":[]}`, `{"schema_version":2}`, `{"schema_version":3}`, `{"schema_version":3,"redacted":false,"passwords":null}`} {
+		if img, err := dualwrite.ReadImageJSON(strings.NewReader(doc)); err != nil || img.Secrets != dualwrite.SecretsUnrecorded {
+			t.Fatalf("%s: %q, %v", doc, img.Secrets, err)
+		}
+	}
+	for _, tc := range []struct{ doc, where, says string }{
+		{`{"schema_version":3,"redacted":"yes"}`, "redacted", "cannot unmarshal"},
+		{`{"schema_version":3,"redacted":null}`, "redacted", "want true or false"},
+		{`{"schema_version":3,"passwords":"base64"}`, "passwords", `got "base64"`},
+		{`{"schema_version":3,"passwords":"redacted"}`, "passwords", `got "redacted"`},
+		{`{"schema_version":3,"passwords":"plain","redacted":true}`, "", "a redacted image holds no password form"},
+		{`{"schema_version":3,"redacted":true,"redacted":true}`, "redacted", "duplicate entry"},
+	} {
+		_, err := dualwrite.ReadImageJSON(strings.NewReader(tc.doc))
+		var ie *dualwrite.ImageJSONError
+		if !errors.As(err, &ie) || ie.Where != tc.where || !strings.Contains(err.Error(), tc.says) {
+			t.Fatalf("%s: got %v, want an *ImageJSONError at %q saying %q", tc.doc, err, tc.where, tc.says)
+		}
+	}
+	img := dualwrite.NewImage()
+	img.Secrets = "base64"
+	var buf bytes.Buffer
+	if err := img.WriteJSON(&buf); err == nil || buf.Len() != 0 {
+		t.Fatalf("WriteJSON of Secrets %q: %v, wrote %q", img.Secrets, err, buf.String())
 	}
 }

@@ -50,7 +50,10 @@ func (q QuotaEntity) configEntity() (znode.ConfigEntity, error) {
 // quota names, formatted as Kafka formats each) and, for a user, its SCRAM
 // credentials by mechanism, notifying ZooKeeper-mode brokers in the same
 // transaction. An entity without quotas or credentials keeps a znode with
-// an empty config, as Kafka keeps it.
+// an empty config, as Kafka keeps it. A credential without a salt, a
+// stored key or a server key is refused before anything is sent, and one
+// whose iteration count Kafka refuses unless ZooKeeper holds it already,
+// each with a *SecretError.
 func (c *Client) WriteClientQuotas(ctx context.Context, s migrationzk.State, entity QuotaEntity, quotas map[string]float64, scram map[string]znode.ScramCredential) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().WriteClientQuotas(entity, quotas, scram))
 }
@@ -62,7 +65,13 @@ func (b *Batch) WriteClientQuotas(entity QuotaEntity, quotas map[string]float64,
 	if err == nil {
 		want, err = quotaConfig(entity, quotas, scram)
 	}
-	return b.add(func(v *view, _ migrationzk.State) bool { return v.putConfig(e, want) }, err)
+	var refused []*SecretError
+	if err == nil {
+		refused, err = checkScram(e, scram)
+	}
+	return b.add(func(v *view, _ migrationzk.State) bool {
+		return v.admitCredentials(e, scram, refused) && v.putConfig(e, want)
+	}, err)
 }
 
 // quotaConfig is the config a quota entity's znode holds.

@@ -24,10 +24,14 @@ type ReadProgress struct {
 // a state (HasState); nothing is made up for it. A partition ZooKeeper
 // holds below a topic but not in the topic's assignment is in the
 // topic's Unassigned.
-// progress, if set, is called after each page. The reads are not one
-// snapshot: a tree that changes while Read runs may read as a mix.
+// The Image's Secrets is SecretsPlain for a Client built
+// WithPasswordEncoder, which decodes password configs, else
+// SecretsEncoded. progress, if set, is called after each page. The reads
+// are not one snapshot: a tree that changes while Read runs may read as a
+// mix.
 func (c *Client) Read(ctx context.Context, progress func(ReadProgress)) (Image, error) {
 	r := &imageReader{w: c.w, c: c, img: NewImage(), progress: progress}
+	r.img.Secrets = c.secretForm()
 	for _, step := range []func(context.Context) error{r.topics, r.configs, r.quotas, r.acls, r.tokens, r.producerID} {
 		if err := step(ctx); err != nil {
 			return Image{}, err

@@ -62,15 +62,21 @@ var errDuplicate = errors.New("duplicate entry")
 // ReadImageJSON reads an Image written by WriteJSON from r, a domain
 // element at a time. The object must start with a "schema_version" from 1
 // to ImageSchemaVersion, else the error is a *SchemaVersionError; keys it
-// does not know are skipped, missing domains are empty. Anything else
-// wrong with the input, including data after the object, is an
-// *ImageJSONError. An undecodable znode's Err is an error with the text
+// does not know are skipped, missing domains are empty. The Image's
+// Secrets is what "redacted" and "passwords" record, SecretsUnrecorded
+// where they are absent (versions 1 and 2); reading never refuses a
+// secret, redacted or not (writing does, see SecretError). Anything else
+// wrong with the input, including data after the object and a "redacted"
+// image that names a "passwords" form, is an *ImageJSONError. An undecodable znode's Err is an error with the text
 // the export recorded (nil for ""); an empty undecodable list reads as
 // nil. It never panics.
 func ReadImageJSON(r io.Reader) (Image, error) {
 	d := &imageDecoder{dec: json.NewDecoder(r), img: NewImage(), seen: map[string]bool{}}
 	if err := d.object(); err != nil {
 		return Image{}, err
+	}
+	if d.redacted {
+		d.img.Secrets = SecretsRedacted
 	}
 	return d.img, nil
 }
@@ -83,6 +89,9 @@ type imageDecoder struct {
 	seen  map[string]bool // top-level keys read
 	// version is the schema_version read.
 	version int
+	// redacted is the "redacted" read; the "passwords" read is in
+	// img.Secrets.
+	redacted bool
 }
 
 // fail returns an *ImageJSONError at the current offset; io.EOF becomes
@@ -138,6 +147,9 @@ func (d *imageDecoder) object() error {
 		}
 	}
 	d.where = ""
+	if d.redacted && d.img.Secrets != SecretsUnrecorded {
+		return d.fail(fmt.Errorf("%q true with %q %q: a redacted image holds no password form", keyRedacted, keyPasswords, d.img.Secrets))
+	}
 	if err := d.delim('}'); err != nil {
 		return err
 	}
@@ -208,6 +220,10 @@ func (d *imageDecoder) member() error {
 		return readList(d, d.addUndecodable)
 	case keyProducerIDBlock:
 		return d.producerID()
+	case keyRedacted:
+		return d.redactedFlag()
+	case keyPasswords:
+		return d.passwords()
 	}
 	return d.skip() // a key of a later revision of this version
 }
@@ -261,6 +277,36 @@ func readList[T any](d *imageDecoder, add func(T) error) error {
 	}
 	d.where = key
 	return d.delim(']')
+}
+
+// redactedFlag reads whether the image is redacted: true or false.
+func (d *imageDecoder) redactedFlag() error {
+	var redacted *bool
+	if err := d.dec.Decode(&redacted); err != nil {
+		return d.fail(err)
+	}
+	if redacted == nil {
+		return d.fail(errors.New("got null, want true or false"))
+	}
+	d.redacted = *redacted
+	return nil
+}
+
+// passwords reads the form of the password values, null for none
+// recorded.
+func (d *imageDecoder) passwords() error {
+	var form *SecretForm
+	if err := d.dec.Decode(&form); err != nil {
+		return d.fail(err)
+	}
+	switch {
+	case form == nil:
+	case *form == SecretsPlain || *form == SecretsEncoded:
+		d.img.Secrets = *form
+	default:
+		return d.fail(fmt.Errorf("got %q, want %q, %q or null", *form, SecretsPlain, SecretsEncoded))
+	}
+	return nil
 }
 
 // producerID reads the producer id block, null for none.

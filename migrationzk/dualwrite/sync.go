@@ -64,12 +64,24 @@ func WithReadProgress(progress func(ReadProgress)) SyncOption {
 // and the plan lands in atomic transactions with the checkpoint last
 // (Kafka's independent requests each move the checkpoint).
 //
+// Secrets follow the rules of every write (SecretError): a plan that
+// would write a redacted value, such as one of a redacted export's, fails
+// with a *SecretError and writes nothing; secrets the plan leaves as
+// ZooKeeper holds them are not looked at. Before anything is sent, Sync
+// refuses, with an error matching migrationzk.ErrInvalidArgument, a
+// desired image whose Secrets its Client would store wrongly:
+// SecretsPlain needs a Client built WithPasswordEncoder, SecretsEncoded
+// one without.
+//
 // On error the State is what ZooKeeper is known to hold, as Batch.Apply
 // returns it; the report holds what was read and planned.
 func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, opts ...SyncOption) (migrationzk.State, SyncReport, error) {
 	var o syncOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if err := c.checkSecretForm(desired); err != nil {
+		return s, SyncReport{}, err
 	}
 	start := time.Now()
 	var rep SyncReport
