@@ -80,10 +80,6 @@ func setupMonitor(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int 
 func (a *app) monitor(ctx context.Context, conn *zk.Conn, f monitorFlags) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w, err := a.newWriter(conn)
-	if err != nil {
-		return a.fail(err)
-	}
 	c, err := a.quorumClient(f.kafka)
 	if err != nil {
 		return a.fail(err)
@@ -95,7 +91,7 @@ func (a *app) monitor(ctx context.Context, conn *zk.Conn, f monitorFlags) int {
 	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, nil))
 	e, err := monitor.New(monitor.Config{
-		Writer: w, Ready: func() bool { return conn.State() == zk.StateHasSession },
+		Conn: conn, Root: a.g.root,
 		StallAfter: f.stallAfter, MinPoll: f.minPoll, PollTimeout: a.g.timeout,
 		ScanInterval: f.scanInterval, ScanRate: f.scanRate, ScanStep: a.g.timeout,
 		Quorum: quorum, Logger: logger,

@@ -18,6 +18,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -48,13 +49,14 @@ type QuorumSource interface {
 
 // Config configures an Exporter.
 type Config struct {
-	// Writer reads ZooKeeper under the cluster's root. The exporter only
-	// reads through it.
-	Writer *migrationzk.Writer
-	// Ready, when set, reports whether the client holds a session; while
-	// it does not, a read fails at once rather than waiting out its
-	// timeout, so that scrapes during an outage answer at once.
-	Ready func() bool
+	// Conn is the client of the cluster's ZooKeeper, a *zk.Conn or
+	// anything with the same methods. The exporter only reads through it;
+	// while it holds no session, reads fail at once, so that scrapes
+	// during an outage answer at once.
+	Conn migrationzk.Conn
+	// Root is the chroot the cluster runs under, such as /kafka; "" for
+	// none.
+	Root string
 	// StallAfter is the checkpoint age above which, with a KRaft
 	// controller in /controller, the checkpoint counts as stalled.
 	StallAfter time.Duration
@@ -83,11 +85,16 @@ type Config struct {
 type Exporter struct {
 	cfg  Config
 	log  *slog.Logger
-	desc descs
-
-	polls, pollErrors prometheus.Counter
+	defs [metricCount]def
+	desc [metricCount]*prometheus.Desc
+	// text is what the text format writes of each metric before its
+	// value.
+	text     [metricCount]string
+	textSize int
 
 	mu sync.Mutex
+	// polls and pollErrors count the reads made, and those that failed.
+	polls, pollErrors uint64
 	// last is the last read that finished; inFlight is the one under
 	// way, if any, closed when it finishes.
 	last     *reading
@@ -95,17 +102,20 @@ type Exporter struct {
 	// lastOK is when the last read that succeeded started.
 	lastOK time.Time
 
+	// writer scans the partition states.
+	writer *migrationzk.Writer
+
 	scans scanState
 }
 
 var _ prometheus.Collector = (*Exporter)(nil)
 
-// New returns an Exporter of cfg. A nil Writer, or a negative or zero
-// setting that has no meaning, is an error.
+// New returns an Exporter of cfg. A nil Conn, an invalid Root, or a
+// negative or zero setting that has no meaning, is an error.
 func New(cfg Config) (*Exporter, error) {
 	switch {
-	case cfg.Writer == nil:
-		return nil, errors.New("monitor: nil Writer")
+	case cfg.Conn == nil:
+		return nil, errors.New("monitor: nil Conn")
 	case cfg.StallAfter <= 0:
 		return nil, errors.New("monitor: StallAfter must be positive")
 	case cfg.PollTimeout <= 0:
@@ -113,14 +123,15 @@ func New(cfg Config) (*Exporter, error) {
 	case cfg.MinPoll < 0, cfg.ScanInterval < 0, cfg.ScanRate < 0, cfg.ScanStep < 0:
 		return nil, errors.New("monitor: MinPoll, ScanInterval, ScanRate and ScanStep must not be negative")
 	}
-	e := &Exporter{cfg: cfg, log: cfg.Logger, desc: newDescs()}
+	w, err := migrationzk.New(cfg.Conn, migrationzk.WithRoot(cfg.Root))
+	if err != nil {
+		return nil, fmt.Errorf("monitor: %w", err)
+	}
+	e := &Exporter{cfg: cfg, log: cfg.Logger, defs: defs(), desc: newDescs(), writer: w}
+	e.text, e.textSize = textHeads(e.defs)
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e.polls = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "polls_total",
-		Help: "Reads of the control znodes (and of the quorum, when configured) made for scrapes."})
-	e.pollErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "poll_errors_total",
-		Help: "Reads of the control znodes that failed: ZooKeeper unreachable, no session, or no reply in time."})
 	return e, nil
 }
 

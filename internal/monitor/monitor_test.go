@@ -5,17 +5,19 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
 	"github.com/kraftmigration/zkwriter/internal/monitor"
 	"github.com/kraftmigration/zkwriter/internal/must"
-	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -79,9 +81,7 @@ func (c *cluster) exporter(cfg monitor.Config, faults *zktest.FaultDialer) (*mon
 	if faults != nil {
 		opts = append(opts, faults.Option())
 	}
-	conn := c.srv.Connect(c.t, opts...)
-	cfg.Writer = must.Get(migrationzk.New(conn, migrationzk.WithRoot(c.srv.Root)))
-	cfg.Ready = func() bool { return conn.State() == zk.StateHasSession }
+	cfg.Conn, cfg.Root = c.srv.Connect(c.t, opts...), c.srv.Root
 	if cfg.StallAfter == 0 {
 		cfg.StallAfter = 30 * time.Second
 	}
@@ -311,5 +311,54 @@ func TestOutage(t *testing.T) {
 			t.Fatal("ZooKeeper's series did not return")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestTextMatchesCollector serves the same metrics, names, help and types
+// through the text /metrics writes and through the prometheus.Collector,
+// and they pass client_golang's lint of Prometheus's naming conventions.
+// Fault: none.
+func TestTextMatchesCollector(t *testing.T) {
+	c := newCluster(t)
+	c.kraft(3000, 50)
+	c.create(znode.MigrationPath, checkpoint(5, 3000, 50), 0)
+	c.topic("orders", 50)
+	e, hs := c.exporter(monitor.Config{MinPoll: time.Hour, ScanInterval: time.Hour}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.Run(ctx)
+	var text map[string]*dto.MetricFamily
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if text = scrape(t, hs); text["migrationzk_rollback_hazard_partitions"] != nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(e)
+	gathered, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gathered) != len(text) {
+		t.Errorf("the collector serves %d metrics, the text %d", len(gathered), len(text))
+	}
+	for _, g := range gathered {
+		f, ok := text[g.GetName()]
+		switch {
+		case !ok:
+			t.Errorf("%s: not in the text", g.GetName())
+		case f.GetHelp() != g.GetHelp() || f.GetType() != g.GetType():
+			t.Errorf("%s: help %q type %v in the text, %q %v from the collector", g.GetName(), f.GetHelp(), f.GetType(), g.GetHelp(), g.GetType())
+		default:
+			tv, _ := value(text, strings.TrimPrefix(g.GetName(), monitor.Namespace+"_"))
+			gv := g.GetMetric()[0].GetGauge().GetValue() + g.GetMetric()[0].GetCounter().GetValue()
+			if tv != gv && g.GetName() != "migrationzk_checkpoint_age_seconds" {
+				t.Errorf("%s: %v in the text, %v from the collector", g.GetName(), tv, gv)
+			}
+		}
+	}
+	problems, err := testutil.CollectAndLint(e)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("lint: %v %v", problems, err)
 	}
 }

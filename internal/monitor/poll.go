@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
@@ -43,9 +46,10 @@ type control struct {
 }
 
 // refresh makes sure a read started less than MinPoll ago has finished,
-// starting one when none has, and returns the last read; it waits no
-// longer than ctx. A read that has not finished by then counts as failed
-// for this scrape (the read itself goes on, and later scrapes share it).
+// making one when none has, and returns the last read; it waits no longer
+// than ctx. The scrape that finds no read under way makes the read itself,
+// within ctx and PollTimeout; the others wait for it, each within its own
+// ctx, and a read not finished by then counts as failed for that scrape.
 func (e *Exporter) refresh(ctx context.Context) *reading {
 	e.mu.Lock()
 	if e.last != nil && time.Since(e.last.start) < e.cfg.MinPoll {
@@ -55,9 +59,10 @@ func (e *Exporter) refresh(ctx context.Context) *reading {
 	}
 	wait := e.inFlight
 	if wait == nil {
-		wait = make(chan struct{})
-		e.inFlight = wait
-		go e.poll(wait)
+		done := make(chan struct{})
+		e.inFlight = done
+		e.mu.Unlock()
+		return e.poll(ctx, done)
 	}
 	e.mu.Unlock()
 	select {
@@ -70,10 +75,11 @@ func (e *Exporter) refresh(ctx context.Context) *reading {
 	}
 }
 
-// poll reads once and closes done when the reading is recorded.
-func (e *Exporter) poll(done chan struct{}) {
+// poll reads once, within ctx and PollTimeout, records the reading and
+// closes done.
+func (e *Exporter) poll(ctx context.Context, done chan struct{}) *reading {
 	r := &reading{start: time.Now()}
-	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.PollTimeout)
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.PollTimeout)
 	defer cancel()
 	// /migration first, then the high watermark: the lag between them is
 	// then never below 0.
@@ -87,68 +93,70 @@ func (e *Exporter) poll(done chan struct{}) {
 		}
 	}
 	r.done = time.Now()
-	e.polls.Inc()
 	if r.err != nil {
-		e.pollErrors.Inc()
 		e.log.Warn("read the control znodes", "error", r.err)
 	}
 	e.mu.Lock()
-	e.last, e.inFlight = r, nil
-	if r.err == nil {
+	e.polls++
+	if r.err != nil {
+		e.pollErrors++
+	} else {
 		e.lastOK = r.start
 	}
+	e.last, e.inFlight = r, nil
 	e.mu.Unlock()
 	close(done)
+	return r
 }
 
 // readControl reads /migration, /controller and /controller_epoch, once
-// each, without a sync: a monitor can afford a follower a few
-// milliseconds behind the leader.
+// each, the three in flight together, without a sync (a monitor can
+// afford a follower a few milliseconds behind the leader) and without
+// sending them again: a read that fails fails the poll, and the next
+// scrape reads again. Without a session it fails at once; go-zookeeper
+// fails the requests in flight when the connection drops.
 func (e *Exporter) readControl(ctx context.Context) (control, error) {
-	if e.cfg.Ready != nil && !e.cfg.Ready() {
+	if e.cfg.Conn.State() != zk.StateHasSession {
 		return control{}, errNoSession
 	}
-	ctx, stop := e.whileReady(ctx)
-	defer stop()
-	zs, err := e.cfg.Writer.ReadAfterSync(ctx, znode.MigrationPath, znode.ControllerPath, znode.ControllerEpochPath)
-	if err != nil {
-		if cause := context.Cause(ctx); errors.Is(cause, errNoSession) {
-			return control{}, cause
-		}
+	paths := [3]string{znode.MigrationPath, znode.ControllerPath, znode.ControllerEpochPath}
+	var got [3]migrationzk.Znode
+	var errs [3]error
+	var left atomic.Int32
+	left.Store(int32(len(paths)))
+	done := make(chan struct{})
+	for i, p := range paths {
+		go func() {
+			got[i], errs[i] = e.get(p)
+			if left.Add(-1) == 0 {
+				close(done)
+			}
+		}()
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return control{}, fmt.Errorf("no reply from ZooKeeper: %w", ctx.Err())
+	}
+	if err := errors.Join(errs[:]...); err != nil {
 		return control{}, zkerr.FirstJoined(err)
 	}
-	return decodeControl(zs[0], zs[1], zs[2]), nil
+	return decodeControl(got[0], got[1], got[2]), nil
 }
 
-// readyCheck is how often a read checks that the client still holds its
-// session.
-const readyCheck = 20 * time.Millisecond
-
-// whileReady returns a context that ends with errNoSession as soon as
-// Config.Ready reports the session lost: the Writer's reads wait for a
-// lost session to come back, which a scrape must not.
-func (e *Exporter) whileReady(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	if e.cfg.Ready == nil {
-		return ctx, func() { cancel(nil) }
+// get reads the znode at p under the root; a missing one reads as not
+// existing.
+func (e *Exporter) get(p string) (migrationzk.Znode, error) {
+	path := e.cfg.Root + p
+	data, st, err := e.cfg.Conn.Get(path)
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return migrationzk.Znode{Path: p, Version: -1}, nil
+	case err != nil:
+		return migrationzk.Znode{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(readyCheck)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if !e.cfg.Ready() {
-					cancel(errNoSession)
-					return
-				}
-			}
-		}
-	}()
-	return ctx, func() { close(done); cancel(nil) }
+	return migrationzk.Znode{Path: p, Exists: true, Data: data, Version: st.Version,
+		Modified: time.UnixMilli(st.Mtime), EphemeralOwner: st.EphemeralOwner}, nil
 }
 
 // decodeControl decodes the three control znodes; data that does not
