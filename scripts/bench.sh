@@ -36,6 +36,8 @@ run '^BenchmarkSync$' 3
 run '^BenchmarkImageMemory$' 3
 run '^BenchmarkRememberedDelta$' 200
 run '^BenchmarkRememberedMemory$' 3
+run '^BenchmarkMonitorScrape$' 3000
+run '^BenchmarkMonitorScan$' 3
 note "load after: $(uptime | sed 's/.*load average/load average/')"
 echo
 go run ./internal/benchfmt "$out"

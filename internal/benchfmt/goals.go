@@ -60,6 +60,7 @@ func evaluate(r run) []row {
 	rows = append(rows, syncRows(r)...)
 	rows = append(rows, imageMemoryRows(r)...)
 	rows = append(rows, rememberRows(r)...)
+	rows = append(rows, monitorRows(r)...)
 	return rows
 }
 

@@ -12,18 +12,19 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
-	"github.com/kraftmigration/zkwriter/internal/zkerr"
+	"github.com/go-zookeeper/zk"
+
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// Scan sizes. The Writer's Read and Children keep several requests in
-// flight at once on the one connection. Topics' partitions are listed a
-// page of topics at a time, and partition states read in chunks, each
-// with its own step timeout, so that the time limit applies to a bounded
-// amount of work and progress can be shown.
+// Scan sizes. Topics' partitions are listed a page of topics at a time,
+// and partition states read in chunks, each with its own step timeout, so
+// that the time limit applies to a bounded amount of work and progress can
+// be shown.
 const (
 	topicsPerPage = 500
 	readsPerChunk = 2000
@@ -64,8 +65,8 @@ type Result struct {
 	Highest   int32
 	HighestAt *Partition
 	// AtRiskCount counts the partitions stamped with an epoch above the
-	// threshold; AtRisk lists them, in topic and partition order, when
-	// Options.List is set.
+	// threshold; AtRisk lists them, in topic and numeric partition order,
+	// when Options.List is set.
 	AtRiskCount int
 	AtRisk      []Partition
 	// UndecodableCount counts the states that do not decode; Undecodable
@@ -119,24 +120,29 @@ type job struct {
 
 // scanner is one scan in progress.
 type scanner struct {
-	w         *migrationzk.Writer
+	conn      migrationzk.Conn
 	opts      Options
 	threshold int32
 	pace      *pacer
-	res       Result
+	// retries counts reads sent again after a lost connection.
+	retries atomic.Int64
+	res     Result
 }
 
-// Scan reads the state of every partition under /brokers/topics through
-// w's Children and Read and counts those stamped with a controller epoch
-// above threshold. It lists every topic's partitions first (the list of a
-// million partitions takes tens of megabytes), then reads the states in
-// chunks. A /brokers/topics that does not exist is an error.
-func Scan(ctx context.Context, w *migrationzk.Writer, threshold int32, opts Options) (Result, error) {
-	s := &scanner{w: w, opts: opts, threshold: threshold, pace: newPacer(opts.Rate),
+// Scan reads the state of every partition under /brokers/topics (under
+// Options.Root) with conn and counts those stamped with a controller epoch
+// above threshold. It syncs once, lists every topic's partitions (the list
+// of a million partitions takes tens of megabytes), then reads the states
+// in chunks, readsInFlight requests in flight, each read sent again after a
+// lost connection once the client holds a session, and decodes each chunk
+// while the next is read. A /brokers/topics that does not exist is an
+// error. It only reads.
+func Scan(ctx context.Context, conn migrationzk.Conn, threshold int32, opts Options) (Result, error) {
+	s := &scanner{conn: conn, opts: opts, threshold: threshold, pace: newPacer(opts.Rate),
 		res: Result{Highest: -1, AtRisk: []Partition{}, Undecodable: []Undecodable{}}}
 	start := time.Now()
 	err := s.run(ctx)
-	s.res.Requests, s.res.Elapsed = s.pace.sent, time.Since(start)
+	s.res.Requests, s.res.Elapsed = s.pace.sent+int(s.retries.Load()), time.Since(start)
 	return s.res, err
 }
 
@@ -156,6 +162,31 @@ func (s *scanner) run(ctx context.Context) error {
 	if s.opts.Progress != nil {
 		s.opts.Progress.Partitions(len(jobs))
 	}
+	return s.readAll(ctx, jobs)
+}
+
+// chunkRead is a chunk of jobs and the states read for them.
+type chunkRead struct {
+	jobs   []job
+	states []migrationzk.Znode
+}
+
+// readAll reads the states of jobs a chunk at a time and decodes each
+// chunk on another goroutine while the next one is read, so that the
+// decoding costs the scan no time of its own.
+func (s *scanner) readAll(ctx context.Context, jobs []job) error {
+	decode := make(chan chunkRead, 1)
+	decoded := make(chan struct{})
+	go func() {
+		defer close(decoded)
+		for c := range decode {
+			for i, st := range c.states {
+				s.add(c.jobs[i], st)
+			}
+		}
+	}()
+	defer func() { <-decoded }()
+	defer close(decode)
 	chunk := s.pace.size(readsPerChunk)
 	for c := 0; c < len(jobs); c += chunk {
 		part := jobs[c:min(c+chunk, len(jobs))]
@@ -163,9 +194,7 @@ func (s *scanner) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for i, st := range states {
-			s.add(part[i], st)
-		}
+		decode <- chunkRead{jobs: part, states: states}
 	}
 	return nil
 }
@@ -181,21 +210,32 @@ func (s *scanner) step(ctx context.Context) (context.Context, context.CancelFunc
 // path returns p under the root.
 func (s *scanner) path(p string) string { return s.opts.Root + p }
 
-// listTopics lists the topics under /brokers/topics, sorted.
+// listTopics syncs, so that the reads after it see every write
+// committed before the scan, and lists the topics under /brokers/topics,
+// sorted.
 func (s *scanner) listTopics(ctx context.Context) ([]string, error) {
 	if err := s.pace.wait(ctx, 2); err != nil {
 		return nil, err
 	}
-	lctx, cancel := s.step(ctx)
+	ctx, cancel := s.step(ctx)
 	defer cancel()
-	ls, err := s.w.Children(lctx, znode.TopicsPath)
+	path := s.path(znode.TopicsPath)
+	err := s.request(ctx, func() error {
+		_, err := s.conn.Sync(path)
+		return err
+	})
+	if err != nil && err != zk.ErrNoNode {
+		return nil, fmt.Errorf("sync %s: %w", path, err)
+	}
+	names, exists, err := s.children(ctx, znode.TopicsPath)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("list %s: %w", s.path(znode.TopicsPath), zkerr.FirstJoined(err))
-	case !ls[0].Exists:
-		return nil, fmt.Errorf("%s does not exist: is --root right? (Kafka's chroot, such as /kafka)", s.path(znode.TopicsPath))
+		return nil, fmt.Errorf("list %s: %w", path, err)
+	case !exists:
+		return nil, fmt.Errorf("%s does not exist: is --root right? (Kafka's chroot, such as /kafka)", path)
 	}
-	return ls[0].Names, nil
+	sort.Strings(names)
+	return names, nil
 }
 
 // listAllPartitions lists the partitions of topics a page of topics at a
@@ -218,26 +258,28 @@ func (s *scanner) listAllPartitions(ctx context.Context, topics []string) ([]job
 }
 
 // listPartitions lists the partitions of the topics on one page, in topic
-// and numeric partition order. A topic without a partitions znode (being
-// created or deleted) has none yet.
+// order, and in numeric partition order when the result lists partitions.
+// A topic without a partitions znode (being created or deleted) has none
+// yet.
 func (s *scanner) listPartitions(ctx context.Context, topics []string) ([]job, error) {
-	if err := s.pace.wait(ctx, len(topics)+1); err != nil {
+	if err := s.pace.wait(ctx, len(topics)); err != nil {
 		return nil, err
 	}
 	ctx, cancel := s.step(ctx)
 	defer cancel()
-	paths := make([]string, len(topics))
-	for i, t := range topics {
-		paths[i] = znode.TopicsPath + "/" + t + "/partitions"
-	}
-	ls, err := s.w.Children(ctx, paths...)
+	lists := make([][]string, len(topics))
+	err := inFlight(ctx, len(topics), func(ctx context.Context, i int) (err error) {
+		lists[i], _, err = s.children(ctx, znode.TopicPartitionsPath(topics[i]))
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list the partitions of %s: %w", s.path(znode.TopicsPath), zkerr.FirstJoined(err))
+		return nil, fmt.Errorf("list the partitions of %s: %w", s.path(znode.TopicsPath), err)
 	}
 	var jobs []job
-	for i, l := range ls {
-		names := l.Names
-		sort.Slice(names, func(x, y int) bool { return partitionLess(names[x], names[y]) })
+	for i, names := range lists {
+		if s.opts.List {
+			sort.Slice(names, func(x, y int) bool { return partitionLess(names[x], names[y]) })
+		}
 		for _, n := range names {
 			jobs = append(jobs, job{topic: topics[i], name: n})
 		}
@@ -263,18 +305,18 @@ func partitionLess(x, y string) bool {
 
 // readStates reads the state znodes of jobs.
 func (s *scanner) readStates(ctx context.Context, jobs []job) ([]migrationzk.Znode, error) {
-	if err := s.pace.wait(ctx, len(jobs)+1); err != nil {
+	if err := s.pace.wait(ctx, len(jobs)); err != nil {
 		return nil, err
 	}
 	ctx, cancel := s.step(ctx)
 	defer cancel()
-	paths := make([]string, len(jobs))
-	for i, j := range jobs {
-		paths[i] = statePath(j)
-	}
-	states, err := s.w.Read(ctx, paths...)
+	states := make([]migrationzk.Znode, len(jobs))
+	err := inFlight(ctx, len(jobs), func(ctx context.Context, i int) (err error) {
+		states[i].Data, states[i].Exists, err = s.get(ctx, statePath(jobs[i]))
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read the partition states under %s: %w", s.path(znode.TopicsPath), zkerr.FirstJoined(err))
+		return nil, fmt.Errorf("read the partition states under %s: %w", s.path(znode.TopicsPath), err)
 	}
 	if s.opts.Progress != nil {
 		s.opts.Progress.Read(len(jobs))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/kraftmigration/zkwriter/internal/epochscan"
 	"github.com/kraftmigration/zkwriter/internal/must"
-	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -60,11 +59,11 @@ func TestScan(t *testing.T) {
 	garbage := srv.Path(znode.TopicPartitionsPath("t2") + "/x")
 	must.Get(admin.Create(garbage, nil, 0, zk.WorldACL(zk.PermAll)))
 	must.Get(admin.Create(garbage+"/state", []byte("{not json"), 0, zk.WorldACL(zk.PermAll)))
-	w := must.Get(migrationzk.New(srv.Connect(t), migrationzk.WithRoot(srv.Root)))
+	conn := srv.Connect(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := epochscan.Scan(ctx, w, 44, epochscan.Options{Root: srv.Root, List: true})
+	res, err := epochscan.Scan(ctx, conn, 44, epochscan.Options{Root: srv.Root, List: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +76,7 @@ func TestScan(t *testing.T) {
 		t.Fatalf("undecodable: %+v", u)
 	}
 
-	counted, err := epochscan.Scan(ctx, w, 44, epochscan.Options{Root: srv.Root})
+	counted, err := epochscan.Scan(ctx, conn, 44, epochscan.Options{Root: srv.Root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,14 +94,14 @@ func TestScanRate(t *testing.T) {
 	admin := srv.Connect(t)
 	seed(t, srv, admin, 4, 10, func(int, int) int32 { return 43 })
 	faults := zktest.NewFaultDialer(t)
-	w := must.Get(migrationzk.New(srv.Connect(t, faults.Option()), migrationzk.WithRoot(srv.Root)))
+	conn := srv.Connect(t, faults.Option())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
 	const rate = 40
 	faults.ResetCounts()
 	start := time.Now()
-	res, err := epochscan.Scan(ctx, w, 44, epochscan.Options{Root: srv.Root, Rate: rate})
+	res, err := epochscan.Scan(ctx, conn, 44, epochscan.Options{Root: srv.Root, Rate: rate})
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -118,4 +117,35 @@ func TestScanRate(t *testing.T) {
 		t.Fatalf("read %d partition states", res.Partitions)
 	}
 	t.Logf("%d requests in %v (%.1f a second)", wire, elapsed.Round(time.Millisecond), float64(wire)/elapsed.Seconds())
+}
+
+// TestScanLostConnection sends a read lost with its connection again once
+// the client holds a session, and finishes the scan with every state
+// read, counting the read sent again.
+// Faults: the reply to one partition state's read dropped (the connection
+// cut), and a listing's request cut before the server.
+func TestScanLostConnection(t *testing.T) {
+	srv := zktest.Start(t)
+	admin := srv.Connect(t)
+	seed(t, srv, admin, 3, 10, func(tp, p int) int32 { return int32(40 + tp) })
+	faults := zktest.NewFaultDialer(t)
+	conn := srv.Connect(t, faults.Option())
+	faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpGetData, Path: srv.Path(znode.PartitionStatePath("t1", 4))})
+	faults.Arm(zktest.Fault{Action: zktest.CutRequest, Op: zktest.OpChildren, Path: srv.Path(znode.TopicPartitionsPath("t2"))})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	faults.ResetCounts()
+	res, err := epochscan.Scan(ctx, conn, 41, epochscan.Options{Root: srv.Root, Step: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Partitions != 30 || res.AtRiskCount != 10 || res.Highest != 42 {
+		t.Fatalf("result: %+v", res)
+	}
+	// The sync, the topics' listing, 3 listings and 30 reads, and those
+	// in flight when each connection was cut, sent again.
+	wire := faults.Requests() - faults.Count(zktest.OpPing)
+	if res.Requests < 2+3+30+2 || int64(res.Requests) != wire {
+		t.Fatalf("%d requests counted, %d on the wire; want at least %d", res.Requests, wire, 2+3+30+2)
+	}
 }

@@ -102,9 +102,6 @@ type Exporter struct {
 	// lastOK is when the last read that succeeded started.
 	lastOK time.Time
 
-	// writer scans the partition states.
-	writer *migrationzk.Writer
-
 	scans scanState
 }
 
@@ -123,11 +120,10 @@ func New(cfg Config) (*Exporter, error) {
 	case cfg.MinPoll < 0, cfg.ScanInterval < 0, cfg.ScanRate < 0, cfg.ScanStep < 0:
 		return nil, errors.New("monitor: MinPoll, ScanInterval, ScanRate and ScanStep must not be negative")
 	}
-	w, err := migrationzk.New(cfg.Conn, migrationzk.WithRoot(cfg.Root))
-	if err != nil {
-		return nil, fmt.Errorf("monitor: %w", err)
+	if _, err := migrationzk.New(cfg.Conn, migrationzk.WithRoot(cfg.Root)); err != nil {
+		return nil, fmt.Errorf("monitor: Root: %w", err)
 	}
-	e := &Exporter{cfg: cfg, log: cfg.Logger, defs: defs(), desc: newDescs(), writer: w}
+	e := &Exporter{cfg: cfg, log: cfg.Logger, defs: defs(), desc: newDescs()}
 	e.text, e.textSize = textHeads(e.defs)
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
