@@ -9,12 +9,19 @@
 #                 TORTURE_SEED and TORTURE_FAULTS override).
 # make dualwrite  a controller-like dual-write loop under injected faults
 #                 (examples/dualwrite).
-# make sandbox    a throwaway local ZooKeeper holding a Kafka cluster in
-#                 mid-migration, in the background, to try migrationzk on
-#                 (cmd/zksandbox); it prints the --zk to use.
-#                 make sandbox-delta mirrors one more KRaft delta into it,
-#                 make sandbox-stop stops it (SANDBOX_DIR overrides where
-#                 it lives, default $TMPDIR/zkwriter-sandbox).
+# make sandbox    a throwaway ZooKeeper holding a Kafka cluster in
+#                 mid-migration, to try migrationzk on (cmd/zksandbox): a
+#                 local server in the background, or, with ZK_SERVERS, a
+#                 fresh chroot /zkwriter-sandbox-<random> there (no local
+#                 installation needed); it prints the --zk to use and what
+#                 the cluster holds. make sandbox-delta mirrors one more
+#                 KRaft delta into it, make sandbox-stop stops it and
+#                 deletes the chroot (SANDBOX_DIR overrides where its state
+#                 lives, default $TMPDIR/zkwriter-sandbox).
+# make migrationzk  builds the operator tool into bin/migrationzk (BIN
+#                 overrides); make install installs it with go install.
+#                 Both stamp the commit of the checkout into it, which
+#                 --version names when the build recorded none.
 # make bench      the benchmarks of ./bench against real servers, and the table
 #                 of the performance goals (see BENCHMARKS.md).
 # make mutants    the mutation check: every mutant of scripts/mutants/mutants.txt
@@ -26,7 +33,7 @@
 GO ?= go
 FUZZTIME ?= 20000x
 
-.PHONY: test demo dualwrite zookeeper jdk kerberos prometheus vet fuzz bench torture mutants sandbox sandbox-delta sandbox-stop
+.PHONY: test demo dualwrite zookeeper jdk kerberos prometheus vet fuzz bench torture mutants sandbox sandbox-delta sandbox-stop migrationzk install
 
 zookeeper:
 	@./scripts/prepare-zookeeper.sh
@@ -61,6 +68,20 @@ torture: zookeeper
 
 dualwrite: zookeeper
 	$(GO) run ./examples/dualwrite
+
+# The commit of the checkout, for migrationzk --version: a build records
+# it itself only when the go command can ask git (-buildvcs).
+GIT_REVISION = $(shell git rev-parse HEAD 2>/dev/null)
+GIT_TIME = $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+GIT_MODIFIED = $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
+VERSION_LDFLAGS = -X main.stampedRevision=$(GIT_REVISION) -X main.stampedTime=$(GIT_TIME) -X main.stampedModified=$(GIT_MODIFIED)
+BIN ?= bin/migrationzk
+
+migrationzk:
+	$(GO) build -ldflags "$(VERSION_LDFLAGS)" -o $(BIN) ./cmd/migrationzk
+
+install:
+	$(GO) install -ldflags "$(VERSION_LDFLAGS)" ./cmd/migrationzk
 
 SANDBOX_DIR ?=
 SANDBOX_FLAGS = $(if $(SANDBOX_DIR),-dir $(SANDBOX_DIR))

@@ -3,6 +3,7 @@ package bench_test
 import (
 	"testing"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
@@ -12,20 +13,18 @@ import (
 // and do not enforce SASL: without SASL, with GSSAPI as ZooKeeper's Java
 // client speaks it (no mutual authentication), with mutual
 // authentication, and the first two over TLS.
-func kerberosVariants(b *testing.B) (names []string, servers []*zktest.Server, opts [][]zkconn.Option) {
+func kerberosVariants(b *testing.B) securityVariants {
 	realm := zktest.StartRealm(b)
-	plain := zktest.Start(b, zktest.WithKerberos(realm))
-	tls := zktest.Start(b, zktest.WithTLS(), zktest.WithKerberos(realm))
-	keytab, err := realm.Keytab(zktest.KerberosClientName)
-	if err != nil {
-		b.Fatal(err)
+	plain, tls := zktest.Start(b, zktest.WithKerberos(realm)), securitytest.TLS(b, zktest.WithKerberos(realm))
+	cfg := realm.ClientConfig(zktest.KerberosClientName, securitytest.KafkaKeytab(b, realm))
+	cfg.MutualAuth = true
+	mutual := func() []zkconn.Option { return []zkconn.Option{securitytest.KerberosClient(b, cfg)} }
+	return securityVariants{
+		names:   []string{"plain", "gssapi", "gssapi-mutual", "tls", "tls-gssapi"},
+		servers: []*zktest.Server{plain, plain, plain, tls, tls},
+		opts:    []clientOptions{withoutSASL, serverSASL, mutual, withoutSASL, serverSASL},
+		ratios:  [][2]int{{1, 0}, {2, 0}, {4, 3}},
 	}
-	mutual := realm.ClientConfig(zktest.KerberosClientName, keytab)
-	mutual.MutualAuth = true
-	without := []zkconn.Option{zkconn.WithoutSASL()}
-	return []string{"plain", "gssapi", "gssapi-mutual", "tls", "tls-gssapi"},
-		[]*zktest.Server{plain, plain, plain, tls, tls},
-		[][]zkconn.Option{without, nil, {zkconn.WithSASLKerberos(mutual)}, without, nil}
 }
 
 // BenchmarkKerberosRecovery measures what SASL GSSAPI adds to the
@@ -35,48 +34,10 @@ func kerberosVariants(b *testing.B) (names []string, servers []*zktest.Server, o
 // (three with mutual authentication). Variants interleaved; metrics are
 // medians in milliseconds and ratios over the same transport without
 // SASL.
-func BenchmarkKerberosRecovery(b *testing.B) {
-	names, servers, opts := kerberosVariants(b)
-	variants := make([]*recoverer, len(names))
-	for i := range names {
-		faults := zktest.NewFaultDialer(b)
-		faults.Dialer = servers[i].Dialer()
-		conn := servers[i].ConnectWith(b, append([]zkconn.Option{zkconn.WithDialer(faults.Dial)}, opts[i]...)...)
-		variants[i] = &recoverer{e: startEnv(b, conn, faults, servers[i].Connect(b), servers[i].Root+"/"+names[i], nil)}
-	}
-	b.ResetTimer()
-	smp := newSamples(b.N, names...)
-	for i := 0; i < b.N; i++ {
-		for _, v := range order(i, len(variants)) {
-			smp.add(v, variants[v].recover(b))
-		}
-	}
-	reportKerberos(b, smp)
-}
+func BenchmarkKerberosRecovery(b *testing.B) { kerberosVariants(b).recovery(b) }
 
 // BenchmarkKerberosConnect measures zkconn.Open up to the reply to a
 // first Exists for a new client: with GSSAPI that includes logging in
 // from the keytab (an AS exchange) and getting the service ticket (a TGS
 // exchange) before the dial, then the SASL exchange.
-func BenchmarkKerberosConnect(b *testing.B) {
-	names, servers, opts := kerberosVariants(b)
-	b.ResetTimer()
-	smp := newSamples(b.N, names...)
-	for i := 0; i < b.N; i++ {
-		for _, v := range order(i, len(names)) {
-			smp.add(v, connectOnce(b, servers[v], opts[v]))
-		}
-	}
-	reportKerberos(b, smp)
-}
-
-// reportKerberos reports the medians and the GSSAPI over no-SASL ratios.
-func reportKerberos(b *testing.B, smp *samples) {
-	for i, name := range smp.names {
-		b.ReportMetric(float64(smp.quantile(i, 0.5))/1e6, name+"-p50-ms")
-	}
-	for _, pair := range [][2]int{{1, 0}, {2, 0}, {4, 3}} {
-		ratio := float64(smp.quantile(pair[0], 0.5)) / float64(smp.quantile(pair[1], 0.5))
-		b.ReportMetric(ratio, smp.names[pair[0]]+"/"+smp.names[pair[1]]+"-p50-ratio")
-	}
-}
+func BenchmarkKerberosConnect(b *testing.B) { kerberosVariants(b).connect(b) }

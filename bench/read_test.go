@@ -118,15 +118,11 @@ func rawRead(conn *zk.Conn, root string) (int, error) {
 	return len(states), rawConfigs(conn, root+znode.ConfigRootPath+"/"+znode.EntityTopics)
 }
 
-// readPage is how many topics dualwrite's Read reads at once (its
-// topicsPerPage).
-const readPage = 500
-
 // rawPaged makes rawRead's reads in the waves dualwrite's Read makes
-// them: for each page of readPage topics, a sync then the topic znodes, a
-// sync then their partitions' listings, a sync then their states; then a
-// sync and the listing of the configs, a sync and the configs. A wave
-// starts when the one before it is answered.
+// them: for each page of dualwrite.TopicsPerPage topics, a sync then the
+// topic znodes, a sync then their partitions' listings, a sync then their
+// states; then a sync and the listing of the configs, a sync and the
+// configs. A wave starts when the one before it is answered.
 func rawPaged(conn *zk.Conn, root string) (int, error) {
 	topics, _, err := conn.Children(root + znode.TopicsPath)
 	if err != nil {
@@ -134,7 +130,7 @@ func rawPaged(conn *zk.Conn, root string) (int, error) {
 	}
 	n := 0
 	for len(topics) > 0 {
-		page := topics[:min(len(topics), readPage)]
+		page := topics[:min(len(topics), dualwrite.TopicsPerPage)]
 		topics = topics[len(page):]
 		states, err := rawPage(conn, root, page)
 		if err != nil {

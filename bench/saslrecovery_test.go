@@ -5,29 +5,45 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
-// saslServers are a plain-text and a TLS server that know the SASL
-// DIGEST-MD5 user kafka and do not enforce SASL, so that clients with and
-// without SASL compare on the same server.
-type saslServers struct {
-	plain, tls *zktest.Server
+// securityVariants are the clients a benchmark of a security mechanism
+// compares, interleaved, by name: each with its server and options, and
+// the pairs whose medians are reported as ratios (with, without).
+type securityVariants struct {
+	names   []string
+	servers []*zktest.Server
+	opts    []clientOptions
+	ratios  [][2]int
 }
 
-func startSASLServers(b *testing.B) saslServers {
-	user := zktest.WithSASLDigestUser("kafka", "kafka-secret")
-	return saslServers{plain: zktest.Start(b, user), tls: zktest.Start(b, zktest.WithTLS(), user)}
-}
+// clientOptions makes the options of a new client of a variant, after
+// those of its server's Connect: a mechanism of its own holds no ticket.
+type clientOptions func() []zkconn.Option
 
-// saslVariants are the four clients, by name: plain text and TLS, each
-// without and with SASL.
-func (s saslServers) variants() (names []string, servers []*zktest.Server, opts [][]zkconn.Option) {
-	without := []zkconn.Option{zkconn.WithoutSASL()}
-	return []string{"plain", "sasl", "tls", "tls-sasl"},
-		[]*zktest.Server{s.plain, s.plain, s.tls, s.tls},
-		[][]zkconn.Option{without, nil, without, nil}
+// withoutSASL is a client without SASL; serverSASL one that authenticates
+// as its server's Connect does.
+var (
+	withoutSASL clientOptions = func() []zkconn.Option { return []zkconn.Option{zkconn.WithoutSASL()} }
+	serverSASL  clientOptions = func() []zkconn.Option { return nil }
+)
+
+// saslVariants are four clients, by name: plain text and TLS, each
+// without and with SASL DIGEST-MD5, on a plain-text and a TLS server that
+// know the user and do not enforce SASL, so that clients with and without
+// compare on the same server.
+func saslVariants(b *testing.B) securityVariants {
+	user := zktest.WithSASLDigestUser(securitytest.SASLUser, securitytest.SASLPassword)
+	plain, tls := zktest.Start(b, user), securitytest.TLS(b, user)
+	return securityVariants{
+		names:   []string{"plain", "sasl", "tls", "tls-sasl"},
+		servers: []*zktest.Server{plain, plain, tls, tls},
+		opts:    []clientOptions{withoutSASL, serverSASL, withoutSASL, serverSASL},
+		ratios:  [][2]int{{1, 0}, {3, 2}},
+	}
 }
 
 // BenchmarkSASLRecovery measures what SASL DIGEST-MD5 adds to the
@@ -40,47 +56,51 @@ func (s saslServers) variants() (names []string, servers []*zktest.Server, opts 
 // without and with SASL, on the same two servers. Metrics are medians in
 // milliseconds and each SASL variant's median over the same transport's
 // without.
-func BenchmarkSASLRecovery(b *testing.B) {
-	names, servers, opts := startSASLServers(b).variants()
-	variants := make([]*recoverer, len(names))
-	for i := range names {
-		faults := zktest.NewFaultDialer(b)
-		faults.Dialer = servers[i].Dialer()
-		conn := servers[i].ConnectWith(b, append([]zkconn.Option{zkconn.WithDialer(faults.Dial)}, opts[i]...)...)
-		variants[i] = &recoverer{e: startEnv(b, conn, faults, servers[i].Connect(b), servers[i].Root+"/"+names[i], nil)}
-	}
-	b.ResetTimer()
-	smp := newSamples(b.N, names...)
-	for i := 0; i < b.N; i++ {
-		for _, v := range order(i, len(variants)) {
-			smp.add(v, variants[v].recover(b))
-		}
-	}
-	reportSASL(b, smp)
-}
+func BenchmarkSASLRecovery(b *testing.B) { saslVariants(b).recovery(b) }
 
 // BenchmarkSASLConnect measures zkconn.Open up to the reply to a first
 // Exists, with and without SASL DIGEST-MD5, over plain text and TLS (a
 // full handshake: each client is new), interleaved as in
 // BenchmarkSASLRecovery.
-func BenchmarkSASLConnect(b *testing.B) {
-	names, servers, opts := startSASLServers(b).variants()
+func BenchmarkSASLConnect(b *testing.B) { saslVariants(b).connect(b) }
+
+// recovery times the recovery from a lost acknowledgement, as
+// BenchmarkSASLRecovery describes, for each variant on a root of its own.
+func (v securityVariants) recovery(b *testing.B) {
+	recoverers := make([]*recoverer, len(v.names))
+	for i, name := range v.names {
+		conn, faults := securitytest.FaultyClient(b, v.servers[i], v.opts[i]()...)
+		recoverers[i] = &recoverer{e: startEnv(b, conn, faults, v.servers[i].Connect(b), v.servers[i].Root+"/"+name, nil)}
+	}
 	b.ResetTimer()
-	smp := newSamples(b.N, names...)
+	smp := newSamples(b.N, v.names...)
 	for i := 0; i < b.N; i++ {
-		for _, v := range order(i, len(names)) {
-			smp.add(v, connectOnce(b, servers[v], opts[v]))
+		for _, k := range order(i, len(recoverers)) {
+			smp.add(k, recoverers[k].recover(b))
 		}
 	}
-	reportSASL(b, smp)
+	v.report(b, smp)
 }
 
-// connectOnce opens a client of srv with opts, reads once, and returns
-// the time that took; the close is not timed.
-func connectOnce(b *testing.B, srv *zktest.Server, opts []zkconn.Option) time.Duration {
+// connect times a new client of each variant, as BenchmarkSASLConnect
+// describes.
+func (v securityVariants) connect(b *testing.B) {
+	b.ResetTimer()
+	smp := newSamples(b.N, v.names...)
+	for i := 0; i < b.N; i++ {
+		for _, k := range order(i, len(v.names)) {
+			smp.add(k, connectOnce(b, v.servers[k], v.opts[k]))
+		}
+	}
+	v.report(b, smp)
+}
+
+// connectOnce opens a new client of srv with opts, reads once, and
+// returns the time that took; the close is not timed.
+func connectOnce(b *testing.B, srv *zktest.Server, opts clientOptions) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	all := append(append([]zkconn.Option{zkconn.WithDialer(srv.Dialer())}, srv.SASL()...), opts...)
+	all := append(append([]zkconn.Option{zkconn.WithDialer(srv.Dialer())}, srv.SASL()...), opts()...)
 	start := time.Now()
 	conn, err := zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout, all...)
 	if err != nil {
@@ -96,12 +116,12 @@ func connectOnce(b *testing.B, srv *zktest.Server, opts []zkconn.Option) time.Du
 	return d
 }
 
-// reportSASL reports the medians and the SASL over no-SASL ratios.
-func reportSASL(b *testing.B, smp *samples) {
+// report reports the medians, and the ratios of the medians of v.ratios.
+func (v securityVariants) report(b *testing.B, smp *samples) {
 	for i, name := range smp.names {
 		b.ReportMetric(float64(smp.quantile(i, 0.5))/1e6, name+"-p50-ms")
 	}
-	for _, pair := range [][2]int{{1, 0}, {3, 2}} {
+	for _, pair := range v.ratios {
 		ratio := float64(smp.quantile(pair[0], 0.5)) / float64(smp.quantile(pair[1], 0.5))
 		b.ReportMetric(ratio, smp.names[pair[0]]+"/"+smp.names[pair[1]]+"-p50-ratio")
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
@@ -21,7 +22,7 @@ import (
 func BenchmarkTLSRecovery(b *testing.B) {
 	plainSrv := zktest.Start(b)
 	plain := &recoverer{e: newEnv(b, plainSrv.Servers, zktest.Connect(b, plainSrv.Servers), plainSrv.Root+"/plain", nil)}
-	tlsSrv := zktest.Start(b, zktest.WithTLS())
+	tlsSrv := securitytest.TLS(b)
 	resumed := &recoverer{e: tlsEnv(b, tlsSrv, "/resumed", tlsSrv.Dialer())}
 	noTickets := tlsSrv.ClientTLS()
 	noTickets.SessionTicketsDisabled = true

@@ -136,11 +136,11 @@ var entryPoints = []struct {
 		return err
 	}},
 	{"ConditionalUpdate", func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-		_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/brokers/topics", []byte("x"), 0, nil, migrationzk.WithRoot(c.root))
+		_, err := w.ConditionalUpdate(ctx, "/brokers/topics", []byte("x"), 0, nil)
 		return err
 	}},
 	{"ConditionalDelete", func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-		return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics", 0, migrationzk.WithRoot(c.root)))
+		return deleteErr(w.ConditionalDelete(ctx, "/brokers/topics", 0))
 	}},
 }
 
@@ -259,7 +259,7 @@ func matrixRows() []matrixRow {
 			},
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
 				st := znode.PartitionState{ControllerEpoch: 5, Leader: 1, ISR: []int32{1}}
-				_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/brokers/topics/p", st.Encode(), 0, checker.LeaderAndIsr{}, migrationzk.WithRoot(c.root))
+				_, err := w.ConditionalUpdate(ctx, "/brokers/topics/p", st.Encode(), 0, checker.LeaderAndIsr{})
 				return err
 			},
 			want: []error{migrationzk.ErrConflict, b.reason}, check: conflictAt("/brokers/topics/p", 1)})
@@ -270,7 +270,7 @@ func matrixRows() []matrixRow {
 			c.set("/brokers/topics/p", znode.PartitionState{Leader: 2, ISR: []int32{2}}.Encode())
 		},
 		call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-			_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/brokers/topics/p", []byte("{garbage"), 0, checker.LeaderAndIsr{}, migrationzk.WithRoot(c.root))
+			_, err := w.ConditionalUpdate(ctx, "/brokers/topics/p", []byte("{garbage"), 0, checker.LeaderAndIsr{})
 			return err
 		},
 		want: []error{migrationzk.ErrConflict, checker.ErrIntended}, check: conflictAt("/brokers/topics/p", 1)})
@@ -308,14 +308,14 @@ func matrixRows() []matrixRow {
 				return nil
 			}},
 		matrixRow{name: "ConditionalUpdate/missing", call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-			_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/brokers/topics/none", []byte("x"), 0, nil, migrationzk.WithRoot(c.root))
+			_, err := w.ConditionalUpdate(ctx, "/brokers/topics/none", []byte("x"), 0, nil)
 			if errors.Is(err, migrationzk.ErrConflict) {
 				return fmt.Errorf("a missing znode reported as a conflict: %w", err)
 			}
 			return err
 		}, want: []error{zk.ErrNoNode}},
 		matrixRow{name: "ConditionalDelete/missing", call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-			return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics/none", 0, migrationzk.WithRoot(c.root)))
+			return deleteErr(w.ConditionalDelete(ctx, "/brokers/topics/none", 0))
 		}},
 		matrixRow{name: "GetOrCreate/no-root", fresh: true,
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
@@ -333,7 +333,7 @@ func matrixRows() []matrixRow {
 		p := p
 		add(matrixRow{name: fmt.Sprintf("ConditionalUpdate/path-%q", p), unsent: true, want: []error{migrationzk.ErrInvalidArgument},
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-				_, err := migrationzk.ConditionalUpdate(ctx, c.conn, p, []byte("x"), 0, nil, migrationzk.WithRoot(c.root))
+				_, err := w.ConditionalUpdate(ctx, p, []byte("x"), 0, nil)
 				return err
 			}})
 	}
@@ -341,7 +341,7 @@ func matrixRows() []matrixRow {
 		p := p
 		add(matrixRow{name: fmt.Sprintf("ConditionalDelete/path-%q", p), unsent: true, want: []error{migrationzk.ErrInvalidArgument},
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-				return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, p, 0, migrationzk.WithRoot(c.root)))
+				return deleteErr(w.ConditionalDelete(ctx, p, 0))
 			}})
 	}
 	for _, opt := range []struct {
@@ -360,13 +360,6 @@ func matrixRows() []matrixRow {
 			opt, ep := opt, ep
 			add(matrixRow{name: ep.name + "/option-" + opt.name, unsent: true, want: []error{migrationzk.ErrInvalidArgument},
 				call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-					switch ep.name {
-					case "ConditionalUpdate":
-						_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/x", nil, 0, nil, opt.opt)
-						return err
-					case "ConditionalDelete":
-						return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/x", 0, opt.opt))
-					}
 					// New refuses the option: there is no Writer to call.
 					bad, err := migrationzk.New(c.conn, opt.opt)
 					if err == nil {
@@ -412,12 +405,12 @@ func matrixRows() []matrixRow {
 		invalid("ReleaseLeadership/unclaimed", func(s *migrationzk.State) { s.ZkControllerEpochZkVersion = -1 }, entryPoints[4].call),
 		matrixRow{name: "ConditionalUpdate/version-1", unsent: true, want: []error{migrationzk.ErrInvalidArgument},
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-				_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/brokers/topics", nil, -1, nil, migrationzk.WithRoot(c.root))
+				_, err := w.ConditionalUpdate(ctx, "/brokers/topics", nil, -1, nil)
 				return err
 			}},
 		matrixRow{name: "ConditionalDelete/version-1", unsent: true, want: []error{migrationzk.ErrInvalidArgument},
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-				return deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics", -1, migrationzk.WithRoot(c.root)))
+				return deleteErr(w.ConditionalDelete(ctx, "/brokers/topics", -1))
 			}},
 		matrixRow{name: "Update/future-version", prepare: func(c *cluster, s *migrationzk.State) { s.MigrationZkVersion += 5 },
 			call: update, want: []error{migrationzk.ErrConflict}, check: conflictAt("/migration", 0)},
@@ -476,7 +469,7 @@ func matrixRows() []matrixRow {
 			}},
 		matrixRow{name: "ConditionalUpdate/too-large", unsent: true, want: []error{migrationzk.ErrTooLarge},
 			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) error {
-				_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/brokers/topics", make([]byte, migrationzk.DefaultMaxRequestBytes), 0, nil, migrationzk.WithRoot(c.root))
+				_, err := w.ConditionalUpdate(ctx, "/brokers/topics", make([]byte, migrationzk.DefaultMaxRequestBytes), 0, nil)
 				return err
 			}},
 		matrixRow{name: "Apply/empty-batch", unsent: true,
@@ -514,9 +507,7 @@ func matrixRows() []matrixRow {
 
 // kraftData is /migration holding kraft().
 func kraftData() []byte {
-	s := kraft()
-	return znode.Migration{KRaftMetadataOffset: s.KRaftMetadataOffset, KRaftControllerID: s.KRaftControllerID,
-		KRaftMetadataEpoch: s.KRaftMetadataEpoch, KRaftControllerEpoch: s.KRaftControllerEpoch}.Encode()
+	return kraft().Checkpoint().Encode()
 }
 
 // snapshot returns every znode under the root: path to version and data.
@@ -696,11 +687,11 @@ func TestCancelledMidRetry(t *testing.T) {
 			return n.Recovered, err
 		}},
 		{"ConditionalUpdate", false, zktest.OpSetData, "/brokers/topics", func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) (bool, error) {
-			_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/brokers/topics", []byte("x"), 0, nil, migrationzk.WithRoot(c.root))
+			_, err := w.ConditionalUpdate(ctx, "/brokers/topics", []byte("x"), 0, nil)
 			return false, err
 		}},
 		{"ConditionalDelete", false, zktest.OpMulti, "/brokers/topics", func(ctx context.Context, c *cluster, w *migrationzk.Writer, s migrationzk.State) (bool, error) {
-			return false, deleteErr(migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics", 0, migrationzk.WithRoot(c.root)))
+			return false, deleteErr(w.ConditionalDelete(ctx, "/brokers/topics", 0))
 		}},
 	}
 	n := 0

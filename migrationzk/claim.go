@@ -66,13 +66,6 @@ func (w *Writer) claim(ctx context.Context, s State) (State, verdict, error) {
 	return s, verdictNotLanded, fmt.Errorf("%w: %s and %s kept changing during the claim", ErrConflict, w.epochPath, w.controllerPath)
 }
 
-// holder is what /controller_epoch and /controller hold before a claim.
-type holder struct {
-	epoch, controller znodeState
-	epochValue        int32
-	current           znode.Controller // decoded when controller exists
-}
-
 // claimOnce reads the holder and claims over it; verdictReread sends it
 // round again when the znodes moved.
 func (w *Writer) claimOnce(ctx context.Context, r *retrier, s State) (State, verdict, error) {

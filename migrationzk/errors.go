@@ -18,6 +18,16 @@ var (
 	// acknowledgement earlier in the call, that copy may have landed and
 	// been overwritten; the znode holds the other writer's data either
 	// way.) See *ConflictError.
+	//
+	// What to do: on /migration (a *ConflictError naming it), reload
+	// with GetOrCreate, passing the State of this tenure, then write
+	// again; never write the State ConflictError.Current holds. On
+	// another znode (ConditionalUpdate, ConditionalDelete, an op of
+	// Apply: an *OpError), read it again and decide anew. From a
+	// dualwrite call, after the rounds in which it read and planned anew
+	// were all refused, the checkpoint did not move: find what else
+	// writes those znodes, then call again with the same State and
+	// changes.
 	ErrConflict = errors.New("migrationzk: conflict: znode changed by another writer")
 	// ErrFenced: another controller has taken over: /controller_epoch
 	// moved, or /migration or /controller shows a newer KRaft controller
@@ -158,7 +168,7 @@ func authError(err error, path, op string) error {
 		return &NotAuthorizedError{Path: path, Op: op, Err: err}
 	case zkerr.IsAuthRequired(err):
 		return fmt.Errorf("%w: %s %s: the server requires authentication the session lacks, such as SASL "+
-			"(zkconn.WithJAASConfig, WithSASLDigest, WithSASLKerberos): %w", ErrAuthFailed, op, path, err)
+			"(zkconn.WithSASL): %w", ErrAuthFailed, op, path, err)
 	case errors.Is(err, zk.ErrAuthFailed):
 		return fmt.Errorf("%w: %s %s: %w", ErrAuthFailed, op, path, err)
 	}

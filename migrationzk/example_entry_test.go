@@ -157,15 +157,16 @@ func ExampleWriter_Apply() {
 
 // ConditionalDelete deletes a znode at the version read, telling a delete
 // whose acknowledgement was lost apart from a conflict.
-func ExampleConditionalDelete() {
+func ExampleWriter_ConditionalDelete() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	_, st, err := conn.Get("/kafka/controller")
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	zs, err := w.Read(ctx, "/controller")
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := migrationzk.ConditionalDelete(ctx, conn, "/controller", st.Version, migrationzk.WithRoot("/kafka"))
+	res, err := w.ConditionalDelete(ctx, "/controller", zs[0].Version)
 	var conflict *migrationzk.ConflictError
 	if errors.As(err, &conflict) {
 		log.Fatalf("/controller changed meanwhile (now version %d)", conflict.CurrentVersion)
@@ -245,8 +246,8 @@ func ExampleUpdateResult() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	res, err := migrationzk.ConditionalUpdate(ctx, conn, "/controller_epoch", znode.EncodeControllerEpoch(50), 43, nil,
-		migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	res, err := w.ConditionalUpdate(ctx, "/controller_epoch", znode.EncodeControllerEpoch(50), 43, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -259,7 +260,8 @@ func ExampleDeleteResult() {
 	ctx := context.Background()
 	conn := connectExample(ctx)
 	defer conn.Close()
-	res, err := migrationzk.ConditionalDelete(ctx, conn, "/controller", 0, migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	res, err := w.ConditionalDelete(ctx, "/controller", 0)
 	switch {
 	case err != nil:
 		log.Fatal(err)
@@ -368,6 +370,46 @@ func ExampleWriter_Read() {
 			fmt.Printf("%s: version %d, ephemeral, owned by session %#x\n", z.Path, z.Version, z.EphemeralOwner)
 		default:
 			fmt.Printf("%s: version %d, persistent\n", z.Path, z.Version)
+		}
+	}
+}
+
+// Before a leadership claim, which deletes /controller, a controller can
+// find out that its credentials allow it, without deleting anything.
+func ExampleWriter_CheckDeletable() {
+	ctx := context.Background()
+	conn := connectExample(ctx)
+	defer conn.Close()
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+
+	err := w.CheckDeletable(ctx) // /controller
+	var denied *migrationzk.NotAuthorizedError
+	switch {
+	case errors.As(err, &denied):
+		log.Fatalf("these credentials may not delete %s: fix the ACL of its parent", denied.Path)
+	case err != nil:
+		log.Fatal(err)
+	}
+	fmt.Println("/controller may be deleted")
+}
+
+// Credentials that CheckCredentials approves prove nothing when the znodes
+// let anyone write: ReadACL shows it.
+func ExampleWriter_ReadACL() {
+	ctx := context.Background()
+	conn := connectExample(ctx)
+	defer conn.Close()
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+
+	acls, err := w.ReadACL(ctx, "/controller_epoch", "/migration")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, z := range acls {
+		for _, e := range z.ACL {
+			if e.Scheme == "world" && e.Perms&zk.PermWrite != 0 {
+				fmt.Printf("%s: anyone may write it\n", z.Path)
+			}
 		}
 	}
 }

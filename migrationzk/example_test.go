@@ -10,12 +10,17 @@ import (
 
 	"github.com/kraftmigration/zkwriter/checker"
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// A KRaft controller taking over a migration: claim leadership, read the
-// checkpoint, mirror a batch, and checkpoint again.
+// A KRaft controller taking over a migration, as the README's quick start
+// does: claim leadership, read the checkpoint and name itself in it, then
+// mirror KRaft's changes in Kafka's vocabulary through package dualwrite,
+// each call one fenced transaction that also moves the checkpoint.
+// Writer.Apply writes ops a caller builds itself (see its example), for
+// what dualwrite does not cover.
 func Example() {
 	ctx := context.Background()
 	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
@@ -28,28 +33,40 @@ func Example() {
 	if err != nil {
 		log.Fatal(err) // an invalid option
 	}
+	if err := w.CreateTopLevelPaths(ctx); err != nil { // the chroot and Kafka's persistent paths
+		log.Fatal(err)
+	}
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
+	if s, err = w.ClaimLeadership(ctx, s); err != nil {
+		log.Fatal(err)
+	}
+	if s, _, err = w.GetOrCreate(ctx, s); err != nil {
+		log.Fatal(err)
+	}
+	if s, err = w.Update(ctx, s); err != nil { // names this controller in /migration
+		log.Fatal(err)
+	}
 
-	s, err = w.ClaimLeadership(ctx, s)
+	c, err := dualwrite.New(w)
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, _, err = w.GetOrCreate(ctx, s)
-	if err != nil {
-		log.Fatal(err)
-	}
-
-	state := znode.PartitionState{ControllerEpoch: s.KRaftControllerEpoch, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
+	orders := dualwrite.Topic{Name: "orders", ID: znode.NewUuid(), Partitions: map[int32]dualwrite.Partition{
+		0: {Replicas: []int32{1, 2, 3}, State: dualwrite.PartitionState{Leader: 1, ISR: []int32{1, 2, 3}}},
+	}}
 	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 1234, 7
-	s, results, err := w.Apply(ctx, s,
-		migrationzk.Create("/brokers/topics/orders/partitions/0/state", state.Encode()),
-	)
-	if err != nil {
+	s, err = c.CreateTopic(ctx, s, orders)
+	var conflict *migrationzk.ConflictError
+	switch {
+	case errors.Is(err, migrationzk.ErrFenced):
+		log.Fatal("another controller took over: step down")
+	case errors.As(err, &conflict):
+		log.Fatal("another writer moved /migration: reload with GetOrCreate(ctx, s), then call again")
+	case errors.Is(err, migrationzk.ErrOutcomeUnknown):
+		log.Fatal("the outcome is unknown: call CreateTopic again with the same s and topic")
+	case err != nil:
 		log.Fatal(err)
-	}
-	if err := migrationzk.OpErrors(results); err != nil {
-		log.Printf("ops refused by ZooKeeper: %v", err)
 	}
 	fmt.Println("checkpoint at /migration version", s.MigrationZkVersion)
 }
@@ -87,7 +104,7 @@ func ExampleWriter_Update() {
 
 // ConditionalUpdate is the same guarantee for any znode, with a checker
 // that knows its format.
-func ExampleConditionalUpdate() {
+func ExampleWriter_ConditionalUpdate() {
 	ctx := context.Background()
 	conn, err := zkconn.Open(ctx, []string{"127.0.0.1:2181"}, 10*time.Second)
 	if err != nil {
@@ -96,8 +113,8 @@ func ExampleConditionalUpdate() {
 	defer conn.Close()
 	path := znode.PartitionStatePath("orders", 0)
 	state := znode.PartitionState{ControllerEpoch: 7, Leader: 2, LeaderEpoch: 4, ISR: []int32{2, 3}}
-	res, err := migrationzk.ConditionalUpdate(ctx, conn, path, state.Encode(), 3, checker.LeaderAndIsr{},
-		migrationzk.WithRoot("/kafka"))
+	w := newWriter(conn, migrationzk.WithRoot("/kafka"))
+	res, err := w.ConditionalUpdate(ctx, path, state.Encode(), 3, checker.LeaderAndIsr{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -112,6 +129,16 @@ func ExampleInitialState() {
 	s := migrationzk.InitialState()
 	fmt.Println(s.KRaftMetadataOffset, s.MigrationZkVersion, s.ZkControllerEpochZkVersion)
 	// Output: -1 -1 -1
+}
+
+// A State's checkpoint is the /migration content Update writes for it,
+// to compare with what a read found.
+func ExampleState_Checkpoint() {
+	s := migrationzk.InitialState()
+	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
+	s.KRaftMetadataOffset, s.KRaftMetadataEpoch = 1234, 7
+	fmt.Printf("%s\n", s.Checkpoint().Encode())
+	// Output: {"version":0,"kraft_metadata_offset":1234,"kraft_controller_id":3000,"kraft_metadata_epoch":7,"kraft_controller_epoch":7}
 }
 
 // Sorting the ops of a batch by what they do to their znodes.

@@ -11,7 +11,7 @@ import (
 	"github.com/kraftmigration/zkwriter/internal/zkerr"
 )
 
-// executor performs requests for a Writer or a ConditionalUpdate call.
+// executor performs the requests of a Writer.
 type executor struct {
 	conn  Conn
 	opts  options

@@ -234,19 +234,19 @@ func TestClaimedWriterRefusesAnotherIdentity(t *testing.T) {
 func TestConditionalDeleteResult(t *testing.T) {
 	c := newCluster(t)
 	ctx := testContext(t)
-	opts := []migrationzk.Option{migrationzk.WithRoot(c.root)}
+	w := c.writer()
 	c.create("/brokers/topics/a", nil)
 	c.create("/brokers/topics/b", nil)
-	res, err := migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics/a", 0, opts...)
+	res, err := w.ConditionalDelete(ctx, "/brokers/topics/a", 0)
 	if err != nil || res != (migrationzk.DeleteResult{}) {
 		t.Fatalf("plain delete: %+v, %v", res, err)
 	}
 	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/brokers/topics/b")})
-	res, err = migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics/b", 0, opts...)
+	res, err = w.ConditionalDelete(ctx, "/brokers/topics/b", 0)
 	if err != nil || res != (migrationzk.DeleteResult{Recovered: true}) {
 		t.Fatalf("delete whose reply was dropped: %+v, %v", res, err)
 	}
-	res, err = migrationzk.ConditionalDelete(ctx, c.conn, "/brokers/topics/a", 0, opts...)
+	res, err = w.ConditionalDelete(ctx, "/brokers/topics/a", 0)
 	if err != nil || res != (migrationzk.DeleteResult{AlreadyGone: true}) {
 		t.Fatalf("delete of a znode gone: %+v, %v", res, err)
 	}

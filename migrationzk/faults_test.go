@@ -168,11 +168,11 @@ func TestConditionalUpdate(t *testing.T) {
 	st := znode.PartitionState{ControllerEpoch: 5, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}}
 	c.create(path, st.Encode())
 	ctx := testContext(t)
-	opts := []migrationzk.Option{migrationzk.WithRoot(c.root)}
+	w := c.writer()
 
 	st.LeaderEpoch = 1
 	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: c.p(path)})
-	res, err := migrationzk.ConditionalUpdate(ctx, c.conn, path, st.Encode(), 0, checker.LeaderAndIsr{}, opts...)
+	res, err := w.ConditionalUpdate(ctx, path, st.Encode(), 0, checker.LeaderAndIsr{})
 	if err != nil || res != (migrationzk.UpdateResult{Version: 1, Recovered: true}) {
 		t.Fatalf("after dropped reply: %+v, %v", res, err)
 	}
@@ -184,15 +184,15 @@ func TestConditionalUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.LeaderEpoch = 2
-	_, err = migrationzk.ConditionalUpdate(ctx, c.conn, path, st.Encode(), 1, checker.LeaderAndIsr{}, opts...)
+	_, err = w.ConditionalUpdate(ctx, path, st.Encode(), 1, checker.LeaderAndIsr{})
 	var ce *migrationzk.ConflictError
 	if !errors.As(err, &ce) || ce.CurrentVersion != 2 || string(ce.CurrentData) != string(rival.Encode()) {
 		t.Fatalf("err = %v, want conflict at version 2", err)
 	}
-	if _, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/brokers/topics/none", []byte("x"), 0, nil, opts...); err == nil {
+	if _, err := w.ConditionalUpdate(ctx, "/brokers/topics/none", []byte("x"), 0, nil); err == nil {
 		t.Fatal("update of a missing znode succeeded")
 	}
-	if _, err := migrationzk.ConditionalUpdate(ctx, c.conn, path, []byte("x"), -1, nil, opts...); !errors.Is(err, migrationzk.ErrInvalidArgument) {
+	if _, err := w.ConditionalUpdate(ctx, path, []byte("x"), -1, nil); !errors.Is(err, migrationzk.ErrInvalidArgument) {
 		t.Fatalf("version -1: %v", err)
 	}
 }
@@ -202,10 +202,10 @@ func TestConditionalUpdate(t *testing.T) {
 func TestConditionalDelete(t *testing.T) {
 	c := newCluster(t)
 	ctx := testContext(t)
-	opts := []migrationzk.Option{migrationzk.WithRoot(c.root)}
+	w := c.writer()
 	c.create("/doomed", []byte("x"))
 	c.faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpMulti, Path: c.p("/doomed")})
-	if _, err := migrationzk.ConditionalDelete(ctx, c.conn, "/doomed", 0, opts...); err != nil {
+	if _, err := w.ConditionalDelete(ctx, "/doomed", 0); err != nil {
 		t.Fatalf("after dropped reply: %v", err)
 	}
 	if c.exists("/doomed") {
@@ -215,12 +215,12 @@ func TestConditionalDelete(t *testing.T) {
 	if _, err := c.admin.Set(c.p("/moved"), []byte("y"), 0); err != nil {
 		t.Fatal(err)
 	}
-	_, err := migrationzk.ConditionalDelete(ctx, c.conn, "/moved", 0, opts...)
+	_, err := w.ConditionalDelete(ctx, "/moved", 0)
 	var ce *migrationzk.ConflictError
 	if !errors.As(err, &ce) || ce.CurrentVersion != 1 || !c.exists("/moved") {
 		t.Fatalf("err = %v, want conflict at version 1 and the znode kept", err)
 	}
-	if _, err := migrationzk.ConditionalDelete(ctx, c.conn, "/never", 0, opts...); err != nil {
+	if _, err := w.ConditionalDelete(ctx, "/never", 0); err != nil {
 		t.Fatalf("delete of a missing znode: %v", err)
 	}
 }
@@ -263,15 +263,15 @@ func TestStaleSession(t *testing.T) {
 func TestConditionalUpdateOfRoot(t *testing.T) {
 	c := newCluster(t)
 	c.create("/chroot", []byte("a"))
-	root := c.p("/chroot")
-	res, err := migrationzk.ConditionalUpdate(testContext(t), c.conn, "/", []byte("b"), 0, nil, migrationzk.WithRoot(root))
+	w := c.writer(migrationzk.WithRoot(c.p("/chroot")))
+	res, err := w.ConditionalUpdate(testContext(t), "/", []byte("b"), 0, nil)
 	if err != nil || res != (migrationzk.UpdateResult{Version: 1}) {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	if data, _ := c.get("/chroot"); string(data) != "b" {
 		t.Fatalf("/chroot holds %q", data)
 	}
-	if _, err := migrationzk.ConditionalDelete(testContext(t), c.conn, "/", 1, migrationzk.WithRoot(root)); !errors.Is(err, migrationzk.ErrInvalidArgument) {
+	if _, err := w.ConditionalDelete(testContext(t), "/", 1); !errors.Is(err, migrationzk.ErrInvalidArgument) {
 		t.Fatalf("delete of the root: %v", err)
 	}
 }

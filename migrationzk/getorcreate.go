@@ -66,7 +66,7 @@ func (w *Writer) getOrCreate(ctx context.Context, initial State, res *GetOrCreat
 	if err := w.checkState(initial); err != nil {
 		return initial, verdictNotLanded, err
 	}
-	data := initial.migration().Encode()
+	data := initial.Checkpoint().Encode()
 	if err := w.checkCreateSize(w.migrationPath, data); err != nil {
 		return initial, verdictNotLanded, err
 	}

@@ -7,8 +7,10 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/internal/must"
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -18,36 +20,8 @@ import (
 // call succeeds and leaves ZooKeeper exactly as the same call without a
 // fault does.
 func TestKerberosEveryWritePath(t *testing.T) {
-	realm := zktest.StartRealm(t)
-	srv := zktest.Start(t, zktest.WithKerberos(realm), zktest.WithSASLEnforced())
-	admin := srv.Connect(t)
-	n := 0
-	for _, path := range writePaths() {
-		want := runWritePath(t, srv, admin, &n, path, nil)
-		for _, action := range []zktest.Action{zktest.DropReply, zktest.DropRequest} {
-			t.Run(path.name+"/"+action.String(), func(t *testing.T) {
-				fault := &zktest.Fault{Action: action, Op: path.op}
-				if got := runWritePath(t, srv, admin, &n, path, fault); !equalSnapshots(got, want) {
-					t.Fatalf("ZooKeeper after the fault:\n%v\nwithout it:\n%v", got, want)
-				}
-			})
-		}
-	}
-}
-
-// newKerberosCluster is newCluster on a server that enforces SASL GSSAPI
-// in realm; the Writer's client dials through the FaultDialer with the
-// client options (such as zkconn.WithSASLKerberos) and the admin's
-// authenticates as the server's default client.
-func newKerberosCluster(t *testing.T, realm *zktest.Realm, client []zkconn.Option, opts ...zktest.Option) *cluster {
-	t.Helper()
-	srv := zktest.Start(t, append([]zktest.Option{zktest.WithKerberos(realm), zktest.WithSASLEnforced()}, opts...)...)
-	c := &cluster{t: t, srv: srv, faults: zktest.NewFaultDialer(t), root: srv.Root}
-	c.faults.Dialer = srv.Dialer()
-	c.conn = srv.ConnectWith(t, append([]zkconn.Option{zkconn.WithDialer(c.faults.Dial)}, client...)...)
-	c.admin = srv.Connect(t)
-	c.seed()
-	return c
+	_, srv := securitytest.Kerberos(t)
+	everyWritePath(t, srv)
 }
 
 // Fault: the KDC stops while a Writer runs, its tickets end, and its
@@ -55,13 +29,13 @@ func newKerberosCluster(t *testing.T, realm *zktest.Realm, client []zkconn.Optio
 // opening a server session, and is retried with backoff; once the KDC is
 // back the Writer's checkpoint lands, sent once.
 func TestKerberosKDCBlipRunningWriter(t *testing.T) {
-	realm := zktest.StartRealm(t)
+	realm, srv := securitytest.Kerberos(t)
 	keytab, err := realm.AddPrincipalWith(zktest.KerberosPrincipal{Name: "controller", MaxLife: 4 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stats zkconn.SASLStats
-	c := newKerberosCluster(t, realm, []zkconn.Option{zkconn.WithSASLKerberos(realm.ClientConfig("controller", keytab)), zkconn.WithSASLStats(&stats)})
+	var stats sasl.Stats
+	c := newSecuredCluster(t, srv, securitytest.KerberosClient(t, realm.ClientConfig("controller", keytab)), zkconn.WithSASLStats(&stats))
 	w := c.writer()
 	s := c.start(w)
 	if err := realm.Stop(); err != nil {
@@ -120,24 +94,19 @@ func TestKerberosKafkaSecureACLs(t *testing.T) {
 			srv := zktest.Start(t, append([]zktest.Option{zktest.WithKerberos(realm), zktest.WithSASLEnforced()}, tc.opts...)...)
 			keytab := tc.keytab
 			if keytab == "" {
-				keytab = kafkaKeytab(t, realm)
+				keytab = securitytest.KafkaKeytab(t, realm)
 			}
-			conn := srv.ConnectWith(t, zkconn.WithSASLKerberos(realm.ClientConfig(tc.principal, keytab)))
+			conn := srv.ConnectWith(t, securitytest.KerberosClient(t, realm.ClientConfig(tc.principal, keytab)))
 			w := must.Get(migrationzk.New(conn, migrationzk.WithRoot("/secure"), migrationzk.WithKafkaSecureACLs()))
 			if err := w.CreateTopLevelPaths(testContext(t)); err != nil {
 				t.Fatal(err)
 			}
 			owner := zk.ACL{Perms: zk.PermAll, Scheme: "sasl", ID: tc.id}
-			for path, want := range map[string][]zk.ACL{
+			checkACLs(t, conn, "/secure", map[string][]zk.ACL{
 				"/brokers/topics": {owner, zk.WorldACL(zk.PermRead)[0]},
 				"/config/users":   {owner},
 				"/consumers":      zk.WorldACL(zk.PermAll),
-			} {
-				got, _, err := conn.GetACL("/secure" + path)
-				if err != nil || !sameACL(got, want) {
-					t.Errorf("%s: ACL %v (%v), want %v", path, got, err, want)
-				}
-			}
+			})
 		})
 	}
 }
@@ -146,8 +115,8 @@ func TestKerberosKafkaSecureACLs(t *testing.T) {
 // and GSSAPI together: each recovery makes a TLS handshake, then the SASL
 // exchange inside it.
 func TestKerberosOverTLS(t *testing.T) {
-	realm := zktest.StartRealm(t)
-	c := newKerberosCluster(t, realm, nil, zktest.WithTLS())
+	_, srv := securitytest.Kerberos(t, zktest.WithTLS())
+	c := newSecuredCluster(t, srv)
 	w := c.writer()
 	s := c.start(w)
 	for _, f := range []zktest.Fault{
@@ -166,15 +135,4 @@ func TestKerberosOverTLS(t *testing.T) {
 	if got, _, err := c.conn.GetACL(c.p("/migration")); err != nil || len(got) == 0 {
 		t.Fatalf("GetACL over TLS and GSSAPI: %v, %v", got, err)
 	}
-}
-
-// kafkaKeytab is the keytab of the principal servers started WithKerberos
-// authenticate Connect as.
-func kafkaKeytab(t *testing.T, realm *zktest.Realm) string {
-	t.Helper()
-	keytab, err := realm.Keytab(zktest.KerberosClientName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keytab
 }

@@ -10,7 +10,9 @@ package migrationzk
 // give the verdict. Nothing else in the package decides; executor.go only
 // carries verdicts out, and knows two fates of its own: acknowledged, and
 // unknown when a call must stop while a copy is in doubt and no reread has
-// settled it.
+// settled it. For a batch, batchrequest.go sends each request and records
+// it once in, and batchevidence.go gathers what a rejected one shows, for
+// these rules to judge.
 //
 // A write counts as ours only with exact evidence: the version it must have
 // produced (expected+1 for SetData, 0 for a create) and, for a fenced
@@ -22,6 +24,7 @@ package migrationzk
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 
@@ -171,6 +174,15 @@ func (w *Writer) batchVerdict(s State, mine intent, fence int32, cur, epoch znod
 	return v, err
 }
 
+// Layout of a batch's transaction: the fencing check of /controller_epoch,
+// the /migration write, then the ops, as Kafka lays out its own. ZooKeeper
+// checks a multi's ops in order and reports the first that fails, so a
+// failure reported at an op proves that the first two passed.
+const (
+	migrationIndex = 1
+	firstOpIndex   = 2
+)
+
 // refusedAtOp returns the position among the nops ops, and the error, of
 // a refusal that ZooKeeper reported after the fence and the /migration
 // write, or -1. Such a refusal proves that the transaction did not land:
@@ -265,6 +277,23 @@ func consistent(ev []evidence, marks []bool) bool {
 	return picked
 }
 
+// heldVerdict judges a request of a batch once /migration, at cur, showed a
+// transaction T with the request's content (verdictByOps) and heldOps
+// judged its ops: landed when T is ours and held every op; when it held
+// only some, the others are sent again after it. When T is not ours,
+// another writer wrote the batch's bytes to /migration alone: a conflict
+// with the version the request expected.
+func heldVerdict(path string, expected int32, cur znodeState, held []bool, ours bool) (verdict, error) {
+	switch {
+	case !ours:
+		return verdictNotLanded, &ConflictError{Path: path, ExpectedVersion: expected, CurrentVersion: cur.version,
+			CurrentData: cur.data, Err: errors.New("its content matches this batch, but the batch's ops show that another writer wrote it")}
+	case slices.Contains(held, false):
+		return verdictResend, nil
+	}
+	return verdictLanded, nil
+}
+
 // allOps marks n ops.
 func allOps(n int) []bool {
 	marks := make([]bool, n)
@@ -325,6 +354,13 @@ func claimVerdict(c claim, epoch, controller znodeState, resent bool) verdict {
 		return verdictLanded
 	}
 	return verdictReread
+}
+
+// holder is what /controller_epoch and /controller hold before a claim.
+type holder struct {
+	epoch, controller znodeState
+	epochValue        int32
+	current           znode.Controller // decoded when controller exists
 }
 
 // standingClaim reports whether the holder h is a claim by this very

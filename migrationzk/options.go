@@ -29,9 +29,9 @@ type BackOff interface {
 // are sent.
 const DefaultMaxRequestBytes = 1048575 - 1024
 
-// Option configures a Writer or a ConditionalUpdate call. An invalid
-// option makes New, ConditionalUpdate and ConditionalDelete fail with an
-// error wrapping ErrInvalidArgument; no option silently means its default.
+// Option configures a Writer. An invalid option, a nil one included,
+// makes New fail with an error wrapping ErrInvalidArgument; no option
+// silently means its default.
 type Option func(*options)
 
 type options struct {
@@ -184,7 +184,7 @@ func WithMaxRequestBytes(n int) Option {
 // KRaft epoch (see ClaimLeadership) is resumed only when /controller_epoch
 // is at least the KRaft epoch; one made by Kafka's rule is claimed again,
 // with the jump. A Writer without the option claims as Kafka does. The
-// option has no effect on ConditionalUpdate and ConditionalDelete.
+// option changes ClaimLeadership only.
 func WithRollbackSafeEpochs() Option {
 	return func(o *options) { o.rollbackSafeEpochs = true }
 }

@@ -8,8 +8,10 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -18,13 +20,13 @@ import (
 func conditionalPaths() []writePath {
 	return []writePath{
 		{name: "ConditionalUpdate", op: zktest.OpSetData, path: "/config",
-			call: func(ctx context.Context, c *cluster, _ *migrationzk.Writer, _ migrationzk.State) error {
-				_, err := migrationzk.ConditionalUpdate(ctx, c.conn, "/config", []byte("v1"), 0, nil, migrationzk.WithRoot(c.root))
+			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, _ migrationzk.State) error {
+				_, err := w.ConditionalUpdate(ctx, "/config", []byte("v1"), 0, nil)
 				return err
 			}},
 		{name: "ConditionalDelete", op: zktest.OpDelete, path: "/config/changes",
-			call: func(ctx context.Context, c *cluster, _ *migrationzk.Writer, _ migrationzk.State) error {
-				_, err := migrationzk.ConditionalDelete(ctx, c.conn, "/config/changes", 0, migrationzk.WithRoot(c.root))
+			call: func(ctx context.Context, c *cluster, w *migrationzk.Writer, _ migrationzk.State) error {
+				_, err := w.ConditionalDelete(ctx, "/config/changes", 0)
 				return err
 			}},
 	}
@@ -53,12 +55,12 @@ func everyWritePath(t *testing.T, srv *zktest.Server) {
 // reconnects and authenticates again before the resent request. Every
 // call succeeds and leaves ZooKeeper exactly as without the fault.
 func TestSASLEveryWritePath(t *testing.T) {
-	everyWritePath(t, zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced()))
+	everyWritePath(t, securitytest.SASLDigest(t))
 }
 
 // Fault: as TestSASLEveryWritePath, with SASL inside TLS.
 func TestSASLOverTLSEveryWritePath(t *testing.T) {
-	everyWritePath(t, zktest.Start(t, zktest.WithTLS(), zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced()))
+	everyWritePath(t, securitytest.SASLDigest(t, zktest.WithTLS()))
 }
 
 // Fault: none. Under SASL, Kafka's secure policy gives every znode the
@@ -78,20 +80,15 @@ func TestSASLKafkaSecureACLs(t *testing.T) {
 	}
 	kafka := zk.ACL{Perms: zk.PermAll, Scheme: "sasl", ID: "kafka"}
 	world := zk.WorldACL(zk.PermRead)[0]
-	other := srv.ConnectWith(t, zkconn.WithSASLDigest("other", "other-secret"))
-	for path, want := range map[string][]zk.ACL{
+	other := srv.ConnectWith(t, zkconn.WithSASL(sasl.DigestMD5("other", "other-secret")))
+	checkACLs(t, conn, "/secure", map[string][]zk.ACL{
 		"":                {kafka, world},
 		"/brokers/topics": {kafka, world},
 		"/migration":      {kafka, world},
 		"/config/users":   {kafka},
 		"/config/brokers": {kafka},
 		"/consumers":      zk.WorldACL(zk.PermAll),
-	} {
-		got, _, err := conn.GetACL("/secure" + path)
-		if err != nil || !sameACL(got, want) {
-			t.Errorf("%s: ACL %v (%v), want %v", path, got, err, want)
-		}
-	}
+	})
 	if _, err := other.Set("/secure/brokers/topics", []byte("x"), -1); !errors.Is(err, zk.ErrNoAuth) {
 		t.Fatalf("sasl:other changed /brokers/topics: %v", err)
 	}
@@ -107,7 +104,7 @@ func TestSASLKafkaSecureACLs(t *testing.T) {
 // its first write at once with ErrAuthFailed naming SASL, and writes
 // nothing.
 func TestSASLRequiredWriter(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	srv := securitytest.SASLDigest(t)
 	conn := srv.ConnectWith(t, zkconn.WithoutSASL())
 	w := (&cluster{t: t, conn: conn, root: ""}).writer()
 	_, _, err := w.GetOrCreate(testContext(t), kraft())

@@ -2,6 +2,7 @@ package migrationzk_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -32,19 +33,14 @@ func TestKafkaSecureACLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	kafka := digestID(t, "kafka", "secret")
-	for path, want := range map[string][]zk.ACL{
+	// Read by the creator: ZooKeeper hides a digest from others.
+	checkACLs(t, c.conn, root, map[string][]zk.ACL{
 		"/brokers/topics": {kafka, zk.WorldACL(zk.PermRead)[0]},
 		"/config/users":   {kafka},
 		"/config/brokers": {kafka},
 		"/consumers":      zk.WorldACL(zk.PermAll),
 		"":                {kafka, zk.WorldACL(zk.PermRead)[0]},
-	} {
-		// Read by the creator: ZooKeeper hides a digest from others.
-		got, _, err := c.conn.GetACL(root + path)
-		if err != nil || !sameACL(got, want) {
-			t.Errorf("%s: ACL %v (%v), want %v", path, got, err, want)
-		}
-	}
+	})
 	if _, err := c.admin.Set(root+"/brokers/topics", []byte("x"), -1); !errors.Is(err, zk.ErrNoAuth) {
 		t.Fatalf("a client without the credentials changed /brokers/topics: %v", err)
 	}
@@ -53,16 +49,16 @@ func TestKafkaSecureACLs(t *testing.T) {
 	}
 }
 
-func sameACL(a, b []zk.ACL) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+// checkACLs fails t unless each path of want, under root, has its ACL,
+// in order, as conn reads it.
+func checkACLs(t *testing.T, conn *zk.Conn, root string, want map[string][]zk.ACL) {
+	t.Helper()
+	for path, acl := range want {
+		got, _, err := conn.GetACL(root + path)
+		if err != nil || !slices.Equal(got, acl) {
+			t.Errorf("%s: ACL %v (%v), want %v", path, got, err, acl)
 		}
 	}
-	return true
 }
 
 // Fault: none. A Writer without the credentials the znodes demand gets a
@@ -94,7 +90,7 @@ func TestNotAuthorized(t *testing.T) {
 		t.Fatalf("CheckCredentials with a wrong password: %v", err)
 	}
 	c.faults.ResetCounts()
-	_, err = migrationzk.ConditionalUpdate(testContext(t), c.conn, "/brokers/topics", []byte("x"), 0, nil, migrationzk.WithRoot(root))
+	_, err = w.ConditionalUpdate(testContext(t), "/brokers/topics", []byte("x"), 0, nil)
 	if !errors.As(err, &nae) || errors.Is(err, migrationzk.ErrOutcomeUnknown) || errors.Is(err, migrationzk.ErrConflict) {
 		t.Fatalf("update without permission: %v", err)
 	}

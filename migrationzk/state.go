@@ -51,7 +51,10 @@ func InitialState() State {
 	}
 }
 
-func (s State) migration() znode.Migration {
+// Checkpoint is the content of /migration that s stands for: its KRaft
+// controller, its epoch and the position in the metadata log, as Update
+// writes them.
+func (s State) Checkpoint() znode.Migration {
 	return znode.Migration{
 		KRaftMetadataOffset:  s.KRaftMetadataOffset,
 		KRaftControllerID:    s.KRaftControllerID,

@@ -233,8 +233,7 @@ func TestApplyOurBytesWrittenByAnother(t *testing.T) {
 	c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: c.p("/migration")})
 	c.restartServer()
 	waitSession(t, c.admin)
-	ours := znode.Migration{KRaftMetadataOffset: s.KRaftMetadataOffset, KRaftControllerID: s.KRaftControllerID,
-		KRaftMetadataEpoch: s.KRaftMetadataEpoch, KRaftControllerEpoch: s.KRaftControllerEpoch}.Encode()
+	ours := s.Checkpoint().Encode()
 	if _, err := c.admin.Set(c.p("/migration"), ours, s.MigrationZkVersion); err != nil {
 		t.Fatal(err)
 	}

@@ -3,20 +3,19 @@ package migrationzk_test
 import (
 	"testing"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
-// newTLSCluster is newCluster on a server that serves TLS only. The
-// FaultDialer wraps the server's TLS dialer: it sits on the clear side and
-// sees ZooKeeper's frames.
-func newTLSCluster(t *testing.T, opts ...zktest.Option) *cluster {
+// newSecuredCluster is newCluster on srv, a server of a security
+// mechanism: the Writer's client authenticates as srv's Connect does and
+// then with client, and dials through the FaultDialer, over srv's dialer
+// (on the clear side of TLS, where it sees ZooKeeper's frames).
+func newSecuredCluster(t *testing.T, srv *zktest.Server, client ...zkconn.Option) *cluster {
 	t.Helper()
-	srv := zktest.Start(t, append([]zktest.Option{zktest.WithTLS()}, opts...)...)
-	c := &cluster{t: t, srv: srv, faults: zktest.NewFaultDialer(t), root: srv.Root}
-	c.faults.Dialer = srv.Dialer()
-	c.conn = srv.ConnectWith(t, zkconn.WithDialer(c.faults.Dial))
-	c.admin = srv.Connect(t)
+	c := &cluster{t: t, srv: srv, root: srv.Root, admin: srv.Connect(t)}
+	c.conn, c.faults = securitytest.FaultyClient(t, srv, client...)
 	c.seed()
 	return c
 }
@@ -25,7 +24,7 @@ func newTLSCluster(t *testing.T, opts ...zktest.Option) *cluster {
 // TLS: the Writer rereads after reconnecting (a new TLS handshake) and
 // reports the write as landed.
 func TestTLSUpdateDroppedReply(t *testing.T) {
-	c := newTLSCluster(t)
+	c := newSecuredCluster(t, securitytest.TLS(t))
 	w := c.writer()
 	s := c.start(w)
 	dials := c.faults.Dials()
@@ -48,7 +47,7 @@ func TestTLSUpdateDroppedReply(t *testing.T) {
 // Fault: connection cut instead of sending the checkpoint, over TLS: the
 // Writer sends it again on the new connection.
 func TestTLSUpdateDroppedRequest(t *testing.T) {
-	c := newTLSCluster(t)
+	c := newSecuredCluster(t, securitytest.TLS(t))
 	w := c.writer()
 	s := c.start(w)
 	armed := c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpMulti, Path: c.p("/migration")})

@@ -8,8 +8,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk"
-	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -78,20 +78,7 @@ func writePaths() []writePath {
 // layer; each fault costs a new TLS handshake). Every call succeeds and
 // leaves ZooKeeper exactly as the same call without a fault does.
 func TestTLSEveryWritePath(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithTLS())
-	admin := srv.Connect(t)
-	n := 0
-	for _, path := range writePaths() {
-		want := runWritePath(t, srv, admin, &n, path, nil)
-		for _, action := range []zktest.Action{zktest.DropReply, zktest.DropRequest} {
-			t.Run(path.name+"/"+action.String(), func(t *testing.T) {
-				fault := &zktest.Fault{Action: action, Op: path.op}
-				if got := runWritePath(t, srv, admin, &n, path, fault); !equalSnapshots(got, want) {
-					t.Fatalf("ZooKeeper after the fault:\n%v\nwithout it:\n%v", got, want)
-				}
-			})
-		}
-	}
+	everyWritePath(t, securitytest.TLS(t))
 }
 
 // runWritePath makes path's call on a new root of srv, over a client that
@@ -100,9 +87,8 @@ func TestTLSEveryWritePath(t *testing.T) {
 func runWritePath(t *testing.T, srv *zktest.Server, admin *zk.Conn, n *int, path writePath, fault *zktest.Fault) map[string]string {
 	t.Helper()
 	*n++
-	c := &cluster{t: t, srv: srv, faults: zktest.NewFaultDialer(t), admin: admin, root: srv.Path(fmt.Sprintf("/tls%03d", *n))}
-	c.faults.Dialer = srv.Dialer()
-	c.conn = srv.ConnectWith(t, zkconn.WithDialer(c.faults.Dial))
+	c := &cluster{t: t, srv: srv, admin: admin, root: srv.Path(fmt.Sprintf("/tls%03d", *n))}
+	c.conn, c.faults = securitytest.FaultyClient(t, srv)
 	if _, err := c.admin.Create(c.root, nil, 0, worldACL); err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (w *Writer) newCheckpoint(s State) (*checkpoint, error) {
 		return nil, invalidf("MigrationZkVersion %d: Update needs the version of %s (from GetOrCreate)", s.MigrationZkVersion, w.migrationPath)
 	}
 	c := &checkpoint{w: w, s: s, fence: s.ZkControllerEpochZkVersion,
-		mine: intent{kind: kindSetData, expected: s.MigrationZkVersion, data: s.migration().Encode(), chk: checker.MigrationState{}}}
+		mine: intent{kind: kindSetData, expected: s.MigrationZkVersion, data: s.Checkpoint().Encode(), chk: checker.MigrationState{}}}
 	size := wire.SetDataSize(w.migrationPath, c.mine.data)
 	if c.fence >= 0 {
 		size = wire.MultiSize(wire.VersionOpSize(w.epochPath) + wire.SetDataOpSize(w.migrationPath, c.mine.data))

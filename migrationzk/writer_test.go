@@ -213,6 +213,11 @@ func TestUpdateFencedThenRetired(t *testing.T) {
 		"GetOrCreate": func() error { _, _, err := w.GetOrCreate(testContext(t), s); return err },
 		"Claim":       func() error { _, err := w.ClaimLeadership(testContext(t), s); return err },
 		"Release":     func() error { _, err := w.ReleaseLeadership(testContext(t), s); return err },
+		"ConditionalUpdate": func() error {
+			_, err := w.ConditionalUpdate(testContext(t), "/brokers/topics", []byte("x"), 0, nil)
+			return err
+		},
+		"ConditionalDelete": func() error { _, err := w.ConditionalDelete(testContext(t), "/brokers/topics", 0); return err },
 	} {
 		if err := call(); !errors.Is(err, migrationzk.ErrRetired) {
 			t.Errorf("%s after fencing: err = %v, want ErrRetired", name, err)

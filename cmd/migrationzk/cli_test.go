@@ -27,7 +27,13 @@ func TestFlags(t *testing.T) {
 		{"unknown-flag", []string{"status", "--bogus"}, exitError, "flag provided but not defined: -bogus"},
 		{"bad-output", []string{"--output", "yaml", "status"}, exitError, `--output "yaml": want text or json`},
 		{"bad-root", []string{"--root", "kafka", "status"}, exitError, `--root "kafka"`},
-		{"bad-zk", []string{"--zk", "localhost", "status"}, exitError, `--zk "localhost"`},
+		{"bad-zk", []string{"--zk", "localhost:1:2", "status"}, exitError, `--zk "localhost:1:2": server "localhost:1:2": too many colons`},
+		{"empty-zk", []string{"--zk", "", "status"}, exitError, "--zk is empty (an unset shell variable?)"},
+		{"empty-zk-after-command", []string{"status", "--zk="}, exitError, "--zk is empty (an unset shell variable?)"},
+		{"ipv6-without-brackets", []string{"--zk", "::1:37429/kafka", "status"}, exitError, "an IPv6 address needs brackets: [::1]:37429"},
+		{"timeout-without-unit", []string{"--timeout", "5", "status"}, exitError, "did you mean 5s?"},
+		{"writes-without-target", []string{"rollback-fix"}, exitError, "rollback-fix writes to ZooKeeper: name the servers with --zk or $ZK_SERVERS"},
+		{"repair-without-target", []string{"repair-null-migration", "--apply", "--yes"}, exitError, "repair-null-migration writes to ZooKeeper: name the servers"},
 		{"bad-chroot", []string{"--zk", "127.0.0.1:1/kafka/", "status"}, exitError, `--zk "127.0.0.1:1/kafka/": the chroot "/kafka/": a znode path must not end with a slash, as ZooKeeper's client refuses it: say /kafka`},
 		{"digest-file-and-env", []string{"--zk-digest-file", "/dev/null", "status"}, exitError, "both --zk-digest-file and $MIGRATIONZK_DIGEST are set"},
 		{"bad-timeout", []string{"--timeout", "0s", "status"}, exitError, "--timeout 0s: must be positive"},
@@ -371,7 +377,7 @@ func TestRollbackFix(t *testing.T) {
 
 	t.Run("apply", func(t *testing.T) {
 		c := rolledBack(t, "apply")
-		r := c.run("rollback-fix", "--apply")
+		r := c.run("rollback-fix", "--apply", "--yes")
 		wantCode(t, r, exitOK)
 		wantOutput(t, r, "  1. set "+c.root+"/controller_epoch from 43 to 50, if still at version 43; the next controller then gets epoch 51, above every stamp: done (ok, now version 44)",
 			"to force a controller election: done (ok)", "Applied.", "After:", "The next ZooKeeper-mode controller gets epoch 51.", "Verdict: safe.")
@@ -409,7 +415,7 @@ func TestRollbackFix(t *testing.T) {
 			t.Fatalf("json: %+v", out)
 		}
 
-		r = c.run("rollback-fix", "--apply", "--force")
+		r = c.run("rollback-fix", "--apply", "--force", "--yes")
 		wantCode(t, r, exitOK)
 		wantOutput(t, r, "delete "+c.root+"/controller (KRaft controller 3000 with epoch 50), if still at version 0", "Verdict: safe.")
 		c.unchanged(znode.ControllerEpochPath, []byte("50"), 44)
@@ -421,7 +427,7 @@ func TestRollbackFix(t *testing.T) {
 	t.Run("no-controller", func(t *testing.T) {
 		c := newCluster(t, srv, admin, "nocontroller")
 		c.seedKafka(43, uniform("orders", 1, 60))
-		r := c.run("--output", "json", "rollback-fix", "--apply")
+		r := c.run("--output", "json", "rollback-fix", "--apply", "--yes")
 		wantCode(t, r, exitOK)
 		var out fixReport
 		r.decode(t, &out)
@@ -499,7 +505,7 @@ func TestRepairNullMigration(t *testing.T) {
 			wantOutput(t, r, "Dry run: "+c.root+"/migration holds "+tc.name+" data at version 0", string(initial), "Nothing was changed.")
 			c.unchanged(znode.MigrationPath, tc.data, 0)
 
-			r = c.run("--output", "json", "repair-null-migration", "--apply")
+			r = c.run("--output", "json", "repair-null-migration", "--apply", "--yes")
 			wantCode(t, r, exitOK)
 			if want := fmt.Sprintf("write 1/1: set %s/migration at version 0 from %s data to %q\nwrite 1/1: ok, now version 1\n", c.root, tc.name, initial); !strings.Contains(r.stderr, want) {
 				t.Fatalf("stderr lacks the write %q:\n%s", want, r)

@@ -7,18 +7,18 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/kraftmigration/zkwriter/internal/connectstring"
 )
 
 // checkGlobals validates the global flags, fills in defaults, and reads
 // the digest credentials.
 func (a *app) checkGlobals() error {
-	if a.g.zk == "" {
-		a.g.zk = a.getenv("ZK_SERVERS")
+	source, err := a.target()
+	if err != nil {
+		return err
 	}
-	if a.g.zk == "" {
-		a.g.zk = defaultServers
-	}
-	if err := a.splitConnect(); err != nil {
+	if err := a.splitConnect(source); err != nil {
 		return err
 	}
 	if err := a.checkRoot(); err != nil {
@@ -45,21 +45,47 @@ func (a *app) checkGlobals() error {
 	return nil
 }
 
-// splitConnect splits --zk as Kafka's zookeeper.connect: servers, then an
-// optional chroot from the first slash on.
-func (a *app) splitConnect() error {
-	hosts, chroot, hasChroot := strings.Cut(a.g.zk, "/")
-	a.g.servers = strings.Split(hosts, ",")
-	for _, s := range a.g.servers {
-		if s == "" || !strings.Contains(s, ":") {
-			return fmt.Errorf("--zk %q: want host:port[,host:port...][/chroot]", a.g.zk)
-		}
+// serversEnv names the environment variable that gives the servers when
+// --zk is not given.
+const serversEnv = "ZK_SERVERS"
+
+// target settles which ZooKeeper the command acts on, in a.g.zk, and
+// returns where it came from: --zk, else $ZK_SERVERS, else, for a command
+// that only reads, defaultServers. An empty --zk, as an unset shell
+// variable gives, is an error, never the default; so is a command that
+// writes with neither --zk nor $ZK_SERVERS: it never acts on a server it
+// guessed.
+func (a *app) target() (source string, err error) {
+	env := a.getenv(serversEnv)
+	switch {
+	case a.g.zkSet && strings.TrimSpace(a.g.zk) == "":
+		return "", errors.New("--zk is empty (an unset shell variable?): give the servers, host:port[,host:port...][/chroot]")
+	case a.g.zkSet:
+		return "--zk", nil
+	case env != "":
+		a.g.zk = env
+		return "$" + serversEnv, nil
+	case a.writes:
+		return "", fmt.Errorf("%s writes to ZooKeeper: name the servers with --zk or $%s; the default %s serves only the commands that read",
+			a.cmd, serversEnv, defaultServers)
 	}
-	a.g.chroot = ""
-	if hasChroot {
-		a.g.chroot = "/" + chroot
+	a.g.zk = defaultServers
+	return "--zk", nil
+}
+
+// splitConnect reads --zk (or what source names) as Kafka's
+// zookeeper.connect: servers, each host:port (2181 when the port is left
+// out, an IPv6 address in brackets), then an optional chroot from the
+// first slash on.
+func (a *app) splitConnect(source string) error {
+	cs, err := connectstring.Parse(a.g.zk)
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", source, a.g.zk, err)
+	}
+	a.g.servers, a.g.chroot = cs.Servers, cs.Chroot
+	if a.g.chroot != "" {
 		if err := validRoot(a.g.chroot); err != nil {
-			return fmt.Errorf("--zk %q: the chroot %q: %w", a.g.zk, a.g.chroot, err)
+			return fmt.Errorf("%s %q: the chroot %q: %w", source, a.g.zk, a.g.chroot, err)
 		}
 	}
 	return nil

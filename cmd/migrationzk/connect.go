@@ -120,26 +120,25 @@ func controlZnodes() []string {
 // not be verified: every control znode that exists lets anyone write it,
 // so ZooKeeper refuses no probe whatever the password.
 func (a *app) checkVerifiable(ctx context.Context, conn *zk.Conn) error {
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := a.step(ctx)
 	defer cancel()
+	acls, err := w.ReadACL(ctx, controlZnodes()...)
+	if err != nil {
+		return fmt.Errorf("read the ACLs of the control znodes: %w", firstJoined(err))
+	}
 	var open []string
-	for _, p := range controlZnodes() {
-		path := a.path(p)
-		var acl []zk.ACL
-		err := read(ctx, conn, func() error {
-			var err error
-			acl, _, err = conn.GetACL(path)
-			return err
-		})
+	for _, z := range acls {
 		switch {
-		case errors.Is(err, zk.ErrNoNode):
+		case !z.Exists:
 			continue
-		case err != nil:
-			return fmt.Errorf("read the ACL of %s: %w", path, denied(path, "getACL", err))
-		case !worldWritable(acl):
+		case !worldWritable(z.ACL):
 			return nil
 		}
-		open = append(open, path)
+		open = append(open, a.path(z.Path))
 	}
 	if len(open) > 0 {
 		a.unverified = fmt.Sprintf("the digest credentials of user %q (from %s) could not be verified: %s let anyone write, "+
@@ -193,45 +192,65 @@ func (a *app) checkKafkaTree(ctx context.Context, conn *zk.Conn) error {
 	return &noKafkaError{root: root, exists: ls[0].Exists, children: ls[0].Names}
 }
 
-// version is the tool's version, from the build information: see
-// versionOf.
+// The commit make stamps (-ldflags -X, see the Makefile's migrationzk
+// and install targets) when it builds from a checkout: the revision, its
+// commit time, and "true" when the tree had changes. A build records
+// them itself (vcs.revision) only when the go command could ask git
+// (-buildvcs); the stamp stands in where it could not. They are set
+// only by the linker, never at run time.
+var (
+	stampedRevision string
+	stampedTime     string
+	stampedModified string
+)
+
+// version is the tool's version, from the build information and, where
+// that names no revision, the commit make stamped: see versionOf.
 func version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "devel"
+		info = &debug.BuildInfo{}
 	}
-	return versionOf(info)
+	return versionOf(info, vcsStamp{revision: stampedRevision, time: stampedTime, modified: stampedModified == "true"})
+}
+
+// vcsStamp is the commit a build is from.
+type vcsStamp struct {
+	revision, time string
+	modified       bool
 }
 
 // versionOf says which build info describes: the module version it was
 // built at ("devel" for none, as a build from a work tree has), and the
 // VCS revision, its time and whether the tree was modified, when the build
-// recorded them.
-func versionOf(info *debug.BuildInfo) string {
+// recorded them, else when stamped holds them.
+func versionOf(info *debug.BuildInfo, stamped vcsStamp) string {
 	v := info.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "devel"
 	}
-	var revision, at string
-	modified := false
+	var recorded vcsStamp
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			revision = s.Value
+			recorded.revision = s.Value
 		case "vcs.time":
-			at = s.Value
+			recorded.time = s.Value
 		case "vcs.modified":
-			modified = s.Value == "true"
+			recorded.modified = s.Value == "true"
 		}
 	}
-	if revision == "" {
+	if recorded.revision == "" {
+		recorded = stamped
+	}
+	if recorded.revision == "" {
 		return v
 	}
-	details := []string{"revision " + revision}
-	if at != "" {
-		details = append(details, at)
+	details := []string{"revision " + recorded.revision}
+	if recorded.time != "" {
+		details = append(details, recorded.time)
 	}
-	if modified {
+	if recorded.modified {
 		details = append(details, "modified")
 	}
 	return v + " (" + strings.Join(details, ", ") + ")"

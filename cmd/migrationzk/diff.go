@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // liveSide is the diff argument naming the cluster given by --zk and
@@ -53,8 +54,9 @@ type unplannedDiff struct {
 	Kind    string `json:"kind"`
 	Subject string `json:"subject"`
 	// From and To say what each side holds: an undecodable znode's
-	// error, "" where it decodes; a partition, "none" where it is not;
-	// a producer id block, "none" for none.
+	// error, "" where it decodes, "none" where the side lacks it; a
+	// partition, "none" where it is not; a producer id block, "none" for
+	// none.
 	From string `json:"from"`
 	To   string `json:"to"`
 }
@@ -155,7 +157,7 @@ func unplanned(from, to dualwrite.Image) []unplannedDiff {
 	out := []unplannedDiff{}
 	for _, p := range slices.Sorted(maps.Keys(paths)) {
 		if errsFrom[p] != errsTo[p] {
-			out = append(out, unplannedDiff{Kind: "undecodable", Subject: p, From: errsFrom[p], To: errsTo[p]})
+			out = append(out, unplannedDiff{Kind: "undecodable", Subject: p, From: sideOf(from, errsFrom, p), To: sideOf(to, errsTo, p)})
 		}
 	}
 	out = append(out, unplannedPartitions(from, to)...)
@@ -176,7 +178,9 @@ func unplannedPartitions(from, to dualwrite.Image) []unplannedDiff {
 	for _, name := range slices.Sorted(maps.Keys(to.Topics)) {
 		ft, tt := from.Topics[name], to.Topics[name]
 		for _, id := range slices.Sorted(maps.Keys(tt.Partitions)) {
-			if p, ok := ft.Partitions[id]; ok && p.HasState() && !tt.Partitions[id].HasState() {
+			// A state that does not decode in to is an unplanned
+			// undecodable znode already, not a state gone.
+			if p, ok := ft.Partitions[id]; ok && p.HasState() && !tt.Partitions[id].HasState() && !undecodableIn(to, znode.PartitionStatePath(name, id)) {
 				out = append(out, unplannedDiff{Kind: "partition-state", Subject: fmt.Sprintf("%s partition %d", name, id), From: "a state", To: "none"})
 			}
 		}
@@ -188,6 +192,19 @@ func unplannedPartitions(from, to dualwrite.Image) []unplannedDiff {
 		}
 	}
 	return out
+}
+
+// sideOf says what img holds at path, a znode undecodable in the other
+// image: its own error when it does not decode either, "" when it
+// decodes, "none" when img lacks it.
+func sideOf(img dualwrite.Image, errs map[string]string, path string) string {
+	if e, ok := errs[path]; ok {
+		return e
+	}
+	if img.Holds(path) {
+		return ""
+	}
+	return "none"
 }
 
 // undecodableErrors returns the errors of img's undecodable znodes by
@@ -228,10 +245,19 @@ func (a *app) printDiff(r diffReport, plan dualwrite.Plan) {
 		pluralVerb(len(r.Changes), "change", "changes"), r.From, r.To, pluralVerb(len(r.Unplanned), "difference", "differences"))
 }
 
-// describeSide quotes what a side holds for an unplanned difference.
+// undecodableIn reports whether path is among img's undecodable znodes.
+func undecodableIn(img dualwrite.Image, path string) bool {
+	return slices.ContainsFunc(img.Undecodable, func(u dualwrite.UndecodableZnode) bool { return u.Path == path })
+}
+
+// describeSide says what a side holds for an unplanned difference: a
+// znode that decodes, none, or the error quoted.
 func describeSide(s string) string {
-	if s == "" {
+	switch s {
+	case "":
 		return "decodable"
+	case "none":
+		return "absent"
 	}
 	return fmt.Sprintf("%q", s)
 }

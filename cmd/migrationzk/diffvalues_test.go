@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -68,3 +70,53 @@ func TestDiffShowsValues(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffReplacedTopic checks diff of two exports that differ in a
+// topic's id and one config value: the replace-topic change, then the
+// config's keys as each side holds them, in text and JSON: the changed
+// value old -> new, the unchanged ones marked as rewritten with the
+// recreated topic, none shown as added from nothing.
+// Fault: none (files only).
+func TestDiffReplacedTopic(t *testing.T) {
+	dir := t.TempDir()
+	image := func(id int64, retention string) string {
+		img := dualwrite.NewImage()
+		img.Topics["orders"] = dualwrite.Topic{Name: "orders", ID: znode.Uuid{MostSignificantBits: id, LeastSignificantBits: 2},
+			Partitions: map[int32]dualwrite.Partition{0: {Replicas: []int32{1, 2}, State: dualwrite.PartitionState{Leader: 1, ISR: []int32{1, 2}}}}}
+		img.Configs[dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}] = map[string]string{"retention.ms": retention, "cleanup.policy": "delete"}
+		path := filepath.Join(dir, fmt.Sprintf("%d-%s.json", id, retention))
+		if err := writeImageFile(path, img); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	from, to := image(1, "3600000"), image(7, "1")
+	r := runBinary(t, nil, "diff", from, to)
+	wantCode(t, r, exitProblem)
+	wantOutput(t, r, "write-configs topics/orders\n"+
+		"    cleanup.policy: delete (unchanged, rewritten with the recreated topic)\n"+
+		"    retention.ms: 3600000 -> 1\n")
+	if strings.Contains(r.stdout, "(none) ->") {
+		t.Fatalf("a config key shows as added from nothing:\n%s", r)
+	}
+
+	r = runBinary(t, nil, "--output", "json", "diff", from, to)
+	wantCode(t, r, exitProblem)
+	var out diffReport
+	r.decode(t, &out)
+	var fields []dualwrite.FieldChange
+	for _, c := range out.Changes {
+		if c.Kind == dualwrite.ChangeWriteConfigs {
+			fields = c.Fields
+		}
+	}
+	want := []dualwrite.FieldChange{
+		{Field: "cleanup.policy", Old: ptr("delete"), New: ptr("delete"), Rewritten: true},
+		{Field: "retention.ms", Old: ptr("3600000"), New: ptr("1")},
+	}
+	if !reflect.DeepEqual(fields, want) {
+		t.Fatalf("json fields %+v, want %+v\n%s", fields, want, r)
+	}
+}
+
+func ptr(s string) *string { return &s }

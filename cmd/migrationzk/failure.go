@@ -13,6 +13,7 @@ import (
 	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 )
 
 // Kinds of error in the json output's "error_kind".
@@ -40,7 +41,7 @@ func (e *connectError) Unwrap() error { return e.err }
 func (e *connectError) Error() string {
 	var he *zkconn.HandshakeError
 	var ae *zkconn.AuthError
-	var se *zkconn.SASLError
+	var se *sasl.Error
 	var dns *net.DNSError
 	var mismatch *zkconn.TLSMismatchError
 	switch {
@@ -146,7 +147,7 @@ func describe(err error) (kind, message string) {
 	var nae *migrationzk.NotAuthorizedError
 	var he *zkconn.HandshakeError
 	var sce *saslConfigError
-	var se *zkconn.SASLError
+	var se *sasl.Error
 	var ke kindedError
 	switch {
 	case errors.As(err, &ke):

@@ -89,7 +89,7 @@ func TestRollbackFixLostAck(t *testing.T) {
 			faults := zktest.NewFaultDialer(t)
 			armed := faults.Arm(tc.fault(c))
 
-			r := c.runInProcess(false, []zkconn.Option{zkconn.WithDialer(faults.Dial)}, "--output", "json", "rollback-fix", "--apply")
+			r := c.runInProcess(false, []zkconn.Option{zkconn.WithDialer(faults.Dial)}, "--output", "json", "rollback-fix", "--apply", "--yes")
 			wantCode(t, r, exitOK)
 			if !armed.HasFired() {
 				t.Fatal("the fault did not fire")
@@ -183,7 +183,7 @@ func TestRepairNullMigrationLostAck(t *testing.T) {
 	c.migration(nil)
 	faults := zktest.NewFaultDialer(t)
 	armed := faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpSetData, Path: c.root + znode.MigrationPath})
-	r := c.runInProcess(false, []zkconn.Option{zkconn.WithDialer(faults.Dial)}, "repair-null-migration", "--apply")
+	r := c.runInProcess(false, []zkconn.Option{zkconn.WithDialer(faults.Dial)}, "repair-null-migration", "--apply", "--yes")
 	wantCode(t, r, exitOK)
 	if !armed.HasFired() {
 		t.Fatal("the fault did not fire")

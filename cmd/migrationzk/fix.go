@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -62,20 +60,20 @@ type fixReport struct {
 	After     *checkReport `json:"after,omitempty"`
 }
 
+// fixFlags are rollback-fix's own flags; --apply and --yes are every
+// writing command's (writeFlags).
 type fixFlags struct {
-	apply, force, yes bool
+	force bool
 }
 
 func setupRollbackFix(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int {
 	var f fixFlags
-	fs.BoolVar(&f.apply, "apply", false, "act; without it nothing is written and the plan is shown")
 	fs.BoolVar(&f.force, "force", false, "act even though a KRaft controller holds /controller (it is fenced and its registration deleted)")
-	fs.BoolVar(&f.yes, "yes", false, "with --apply, do not ask for confirmation (asked only when stdin is a terminal)")
 	return func(ctx context.Context, conn *zk.Conn) int { return a.rollbackFix(ctx, conn, f) }
 }
 
 func (a *app) rollbackFix(ctx context.Context, conn *zk.Conn, f fixFlags) int {
-	rep := fixReport{header: a.header(), DryRun: !f.apply, Force: f.force, Actions: []fixAction{}}
+	rep := fixReport{header: a.header(), DryRun: !a.write.apply, Force: f.force, Actions: []fixAction{}}
 	before, err := a.check(ctx, conn)
 	if err != nil {
 		return a.fail(err)
@@ -130,15 +128,20 @@ func (a *app) planFix(ctx context.Context, conn *zk.Conn, f fixFlags, rep *fixRe
 		rep.Outcome = outcomeRefused
 		return exitError, err
 	}
-	if !f.apply {
+	if !a.write.apply {
 		rep.Outcome = outcomePlanned
 		rep.Message = "Dry run: nothing was changed. Run again with --apply to act."
 		return exitProblem, nil
 	}
-	if !f.yes && a.stdinTTY != nil && a.stdinTTY() && !a.confirm(rep) {
+	switch err := a.confirmWrites(rep.descriptions()); {
+	case errors.Is(err, errDeclined):
 		rep.Outcome = outcomeCancelled
 		rep.Message = "Cancelled: nothing was changed."
 		return exitProblem, nil
+	case err != nil:
+		rep.Outcome = outcomeRefused
+		rep.Message = "Not confirmed: nothing was changed."
+		return exitError, err
 	}
 	if err := a.applyFix(ctx, conn, rep); err != nil {
 		return exitError, err
@@ -203,21 +206,13 @@ func (a *app) planActions(rep *fixReport) error {
 	return nil
 }
 
-// confirm shows the writes on stderr and asks the operator on stdin
-// whether to make them: only "y" or "yes" says yes.
-func (a *app) confirm(rep *fixReport) bool {
-	fmt.Fprintf(a.stderr, "rollback-fix will write to ZooKeeper at %s:\n", strings.Join(a.servers(), ","))
+// descriptions are the planned writes, one line each.
+func (rep *fixReport) descriptions() []string {
+	out := make([]string, len(rep.Actions))
 	for i, act := range rep.Actions {
-		fmt.Fprintf(a.stderr, "  %d. %s\n", i+1, act.Description)
+		out[i] = act.Description
 	}
-	fmt.Fprint(a.stderr, "Proceed? [y/N] ")
-	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true
-	}
-	fmt.Fprintln(a.stderr, "Not confirmed: nothing is written.")
-	return false
+	return out
 }
 
 // afterFix checks again after the writes.
@@ -246,11 +241,15 @@ func (a *app) afterFix(ctx context.Context, conn *zk.Conn, rep *fixReport) (int,
 // stops it before the first write rather than between the two.
 func (a *app) applyFix(ctx context.Context, conn *zk.Conn, rep *fixReport) error {
 	if len(rep.Actions) > 1 {
+		w, err := a.newWriter(conn)
+		if err != nil {
+			return err
+		}
 		pctx, cancel := a.step(ctx)
-		err := probeDelete(pctx, conn, rep.Actions[1].Path)
+		err = w.CheckDeletable(pctx, znode.ControllerPath)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("%w; nothing was changed", err)
+			return fmt.Errorf("probe delete %s: %w; nothing was changed", rep.Actions[1].Path, err)
 		}
 	}
 	if err := a.applySet(ctx, conn, rep); err != nil {
@@ -288,9 +287,13 @@ func (a *app) applySet(ctx context.Context, conn *zk.Conn, rep *fixReport) (err 
 	set := &rep.Actions[0]
 	a.announce(rep, 0)
 	defer func() { a.report(rep, 0, err) }()
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return err
+	}
 	sctx, cancel := a.step(ctx)
-	res, err := migrationzk.ConditionalUpdate(sctx, conn, znode.ControllerEpochPath, znode.EncodeControllerEpoch(*set.To),
-		set.ExpectedVersion, checker.ControllerEpoch{}, a.writeOpts()...)
+	res, err := w.ConditionalUpdate(sctx, znode.ControllerEpochPath, znode.EncodeControllerEpoch(*set.To),
+		set.ExpectedVersion, checker.ControllerEpoch{})
 	cancel()
 	var conflict *migrationzk.ConflictError
 	switch {
@@ -312,8 +315,12 @@ func (a *app) applyDelete(ctx context.Context, conn *zk.Conn, rep *fixReport) (e
 	set, del := &rep.Actions[0], &rep.Actions[1]
 	a.announce(rep, 1)
 	defer func() { a.report(rep, 1, err) }()
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return err
+	}
 	dctx, cancel := a.step(ctx)
-	res, err := migrationzk.ConditionalDelete(dctx, conn, znode.ControllerPath, del.ExpectedVersion, a.writeOpts()...)
+	res, err := w.ConditionalDelete(dctx, znode.ControllerPath, del.ExpectedVersion)
 	cancel()
 	var conflict *migrationzk.ConflictError
 	if errors.As(err, &conflict) {
@@ -346,19 +353,4 @@ func (a *app) replaced(ctx context.Context, conn *zk.Conn, set, del *fixAction, 
 		}
 	}
 	return fmt.Errorf("%s was raised, but %s changed since it was read (now version %d): run rollback-fix again", set.Path, del.Path, conflict.CurrentVersion)
-}
-
-// probeDelete finds out, without deleting, whether the client may delete
-// the znode at path: ZooKeeper checks the parent's ACL before the version,
-// and no znode is at version -2. A refusal is a
-// *migrationzk.NotAuthorizedError.
-func probeDelete(ctx context.Context, conn *zk.Conn, path string) error {
-	err := read(ctx, conn, func() error { return conn.Delete(path, -2) })
-	switch {
-	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNoNode):
-		return nil
-	case err == nil:
-		return fmt.Errorf("probe of %s: ZooKeeper took a delete at version -2", path)
-	}
-	return fmt.Errorf("probe delete %s: %w", path, denied(path, "delete", err))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,17 +53,58 @@ func defaultGlobals() globals {
 // defaults; the values parsed so far are kept.
 func (a *app) addGlobals(fs *flag.FlagSet) {
 	parsed, d := a.g, defaultGlobals()
+	a.g = d
 	defer func() { a.g = parsed }()
-	fs.StringVar(&a.g.zk, "zk", d.zk, "ZooKeeper servers, `host:port[,host:port...][/chroot]` as Kafka's zookeeper.connect (default $ZK_SERVERS, else "+defaultServers+")")
+	fs.Var(zkFlag{&a.g}, "zk", "ZooKeeper servers, `host:port[,host:port...][/chroot]` as Kafka's zookeeper.connect; a server without a port is at 2181, "+
+		"an IPv6 address is in brackets (default $ZK_SERVERS, else "+defaultServers+" for the commands that only read)")
 	fs.StringVar(&a.g.root, "root", d.root, "the `chroot` Kafka runs under, such as /kafka (default: the chroot of --zk)")
 	fs.StringVar(&a.g.tlsFile, "zk-tls-config-file", d.tlsFile, "a `file` of Kafka's ZooKeeper client TLS properties (zookeeper.ssl.*), as kafka-configs.sh takes it; other keys, as in a server.properties, are ignored and listed")
 	fs.StringVar(&a.g.jaasFile, "zk-jaas-config", d.jaasFile, "a Kafka JAAS `file`: its Client section (or the one zookeeper.sasl.clientconfig names) authenticates with SASL, as java.security.auth.login.config does")
 	fs.StringVar(&a.g.digestFile, "zk-digest-file", d.digestFile, "a `file` holding digest credentials, user:password (else $"+digestEnv+")")
 	fs.StringVar(&a.g.passwordFile, "password-encoder-config-file", d.passwordFile, "a Kafka properties `file` holding password.encoder.secret and the other password.encoder.* settings, such as the controllers' server.properties, to decode password configs (else $"+passwordSecretEnv+", the secret alone)")
-	fs.DurationVar(&a.g.timeout, "timeout", d.timeout, "how long to wait for ZooKeeper at each step: connecting, each read or page of the scan, each write")
+	fs.Var(durationFlag{&a.g.timeout}, "timeout", "how long to wait for ZooKeeper at each step (a `duration` with its unit, such as 15s or 500ms): connecting, each read or page of the scan, each write")
 	fs.StringVar(&a.g.output, "output", d.output, "output `format`: text or json")
 	fs.BoolVar(&a.g.verbose, "verbose", d.verbose, "log every ZooKeeper write to stderr")
 	fs.BoolVar(&a.g.version, "version", d.version, "print the version and exit")
+}
+
+// zkFlag is --zk: it records that the flag was given, so that an empty
+// value, as an unset shell variable gives, is told from no flag.
+type zkFlag struct{ g *globals }
+
+func (f zkFlag) String() string {
+	if f.g == nil {
+		return ""
+	}
+	return f.g.zk
+}
+
+func (f zkFlag) Set(s string) error {
+	f.g.zk, f.g.zkSet = s, true
+	return nil
+}
+
+// durationFlag is a duration flag whose error for a number without a
+// unit says which unit was likely meant.
+type durationFlag struct{ d *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err == nil {
+		*f.d = d
+		return nil
+	}
+	if _, numErr := strconv.ParseFloat(s, 64); numErr == nil {
+		return fmt.Errorf("a duration needs a unit: did you mean %ss?", s)
+	}
+	return errors.New("want a duration such as 15s, 500ms or 1m")
 }
 
 // parseTop parses the global flags before the command and finds the
@@ -106,6 +148,9 @@ func (a *app) parseCommand(cmd *command, args []string) (exec runFunc, positiona
 	fs := flag.NewFlagSet("migrationzk "+cmd.name, flag.ContinueOnError)
 	var diag bytes.Buffer
 	fs.SetOutput(&diag)
+	if cmd.writes {
+		a.addWriteFlags(fs)
+	}
 	exec = cmd.setup(a, fs)
 	a.addGlobalsUnlessDefined(fs)
 	fs.Usage = func() {}
@@ -113,8 +158,12 @@ func (a *app) parseCommand(cmd *command, args []string) (exec runFunc, positiona
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		var w bytes.Buffer
-		fmt.Fprintf(&w, "Usage: migrationzk [global flags] %s [flags] %s\n\n%s.\n\nFlags (global flags may also come here):\n",
+		fmt.Fprintf(&w, "Usage: migrationzk [global flags] %s [flags] %s\n\n%s.\n\n",
 			cmd.name, cmd.args, capitalize(cmd.summary))
+		if cmd.writes {
+			fmt.Fprint(&w, writesHelp)
+		}
+		fmt.Fprint(&w, "Flags (global flags may also come here):\n")
 		fs.SetOutput(&w)
 		fs.PrintDefaults()
 		fmt.Fprint(&w, exitCodesHelp)
@@ -126,6 +175,15 @@ func (a *app) parseCommand(cmd *command, args []string) (exec runFunc, positiona
 	}
 	return exec, positional, exitOK, true
 }
+
+// writesHelp is the rule every command that writes follows, in its help.
+const writesHelp = `It writes only with --apply, and only to servers named by --zk or
+$ZK_SERVERS, never to the default. It shows its plan first; then, when
+stdin is a terminal, it asks before it writes. When stdin is not a
+terminal (a script, a pipe, a job) it writes only with --yes: without it
+nothing is written and it exits 2.
+
+`
 
 const exitCodesHelp = `
 Exit codes: 0 fine; 1 a problem was found, or a dry run found work to do;

@@ -1,42 +1,16 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/must"
-	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
-
-// kerberosJAAS is a broker's JAAS file as Kafka's documentation shows one
-// for Kerberos, used unchanged: the broker's own section and the Client
-// section for ZooKeeper, both Krb5LoginModule from a keytab.
-func kerberosJAAS(keytab, principal string) string {
-	return `KafkaServer {
-    com.sun.security.auth.module.Krb5LoginModule required
-    useKeyTab=true
-    storeKey=true
-    keyTab="` + keytab + `"
-    principal="` + principal + `";
-};
-
-// ZooKeeper client authentication
-Client {
-    com.sun.security.auth.module.Krb5LoginModule required
-    useKeyTab=true
-    storeKey=true
-    useTicketCache=false
-    keyTab="` + keytab + `"
-    principal="` + principal + `";
-};
-`
-}
 
 // kerberosCluster starts a realm and a server that enforces SASL GSSAPI
 // in it, and lays out a rolled-back cluster as Kafka with
@@ -44,19 +18,8 @@ Client {
 // sasl:kafka@EXAMPLE.TEST.
 func kerberosCluster(t *testing.T) (*cluster, *zktest.Realm) {
 	t.Helper()
-	realm := zktest.StartRealm(t)
-	srv := zktest.Start(t, zktest.WithKerberos(realm), zktest.WithSASLEnforced())
-	c := &cluster{t: t, srv: srv, admin: srv.Connect(t), root: "/kafka", acl: migrationzk.KafkaSecureACL}
-	c.create("", nil, 0)
-	c.seedKafka(43, uniform("orders", 3, 50))
-	c.zkController(1)
-	w := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root), migrationzk.WithKafkaSecureACLs()))
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	if _, _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
-		t.Fatal(err)
-	}
-	return c, realm
+	realm, srv := securitytest.Kerberos(t)
+	return kafkaSecureCluster(t, srv, srv.Connect(t), "/kafka", uniform("orders", 3, 50)), realm
 }
 
 // TestKerberosCommands runs status and rollback-fix --apply --yes on a
@@ -67,11 +30,8 @@ func kerberosCluster(t *testing.T) (*cluster, *zktest.Realm) {
 // Situation: a Kerberos-only cluster with Kafka's secure ACLs.
 func TestKerberosCommands(t *testing.T) {
 	c, realm := kerberosCluster(t)
-	keytab, err := realm.Keytab(zktest.KerberosClientName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jaas := tempFile(t, "kafka_server_jaas.conf", kerberosJAAS(keytab, realm.Principal(zktest.KerberosClientName)))
+	keytab := securitytest.KafkaKeytab(t, realm)
+	jaas := tempFile(t, "kafka_server_jaas.conf", securitytest.KerberosJAAS(keytab, realm.Principal(zktest.KerberosClientName)))
 	env := []string{"KRB5_CONFIG=" + realm.Krb5Conf()}
 	flags := []string{"--zk-jaas-config", jaas}
 	r := c.runSASL(env, flags, "status")

@@ -19,7 +19,9 @@
 //
 // Global flags, accepted before or after the command:
 //
-//	--zk host:port[,host:port...][/chroot]  ZooKeeper servers, as Kafka's zookeeper.connect (default $ZK_SERVERS, else 127.0.0.1:2181)
+//	--zk host:port[,host:port...][/chroot]  ZooKeeper servers, as Kafka's zookeeper.connect: a server without a port is at 2181,
+//	                               an IPv6 address is in brackets ([::1]:2181) (default $ZK_SERVERS, else 127.0.0.1:2181
+//	                               for the commands that only read; an empty --zk is an error)
 //	--root /chroot                 the chroot Kafka runs under, such as /kafka (default: the --zk chroot, else none)
 //	--zk-tls-config-file file      Kafka's zookeeper.ssl.* client properties, as kafka-configs.sh takes them
 //	--zk-jaas-config file          a Kafka JAAS file whose Client section authenticates with SASL (DIGEST-MD5 or Kerberos)
@@ -32,9 +34,13 @@
 //	--version                      print the version and exit
 //
 // Writes: rollback-fix and repair-null-migration write only with --apply,
-// and print every write on stderr as they make it. rollback-fix --apply
-// lists its writes and asks for confirmation when stdin is a terminal
-// (--yes skips the question); when stdin is not a terminal it proceeds.
+// and print every write on stderr as they make it. They act only on
+// servers named by --zk or $ZK_SERVERS, never on the default. With --apply
+// they show their plan and then, when stdin is a terminal, ask before the
+// first write; when stdin is not a terminal (a script, a pipe, a job) they
+// write only with --yes: without it nothing is written and the exit code
+// is 2 ("add --yes"). --yes also skips the question on a terminal.
+// (rollback-fix --apply used to proceed without asking off a terminal.)
 //
 // Secrets: digest credentials and the password encoder's secret come from a
 // file or the environment, never a flag value. No output shows a password,
@@ -48,6 +54,10 @@
 // authentication failure, no Kafka metadata under the root, or data that
 // cannot be decoded blocks the action. Nothing is written on exit 2 unless
 // the output says so.
+//
+// The operators' guide, docs/operators.md in the repository, has the
+// reference of every command and of the JSON output, and a walkthrough
+// on a sandbox cluster.
 package main
 
 import (
@@ -115,6 +125,10 @@ type app struct {
 	connOpts []zkconn.Option
 
 	g globals
+	// write are the flags of a command that writes (command.writes).
+	write writeFlags
+	// writes says whether the command run writes (command.writes).
+	writes bool
 	// digest is the digest credentials, when given.
 	digest *credentials
 	// passwords decodes password configs; nil without a secret, when
@@ -139,7 +153,9 @@ type app struct {
 
 // globals are the flags every command accepts.
 type globals struct {
-	zk         string
+	zk string
+	// zkSet says whether --zk was given, even empty.
+	zkSet      bool
 	root       string
 	tlsFile    string
 	jaasFile   string
@@ -161,6 +177,11 @@ type command struct {
 	name    string
 	summary string
 	args    string // extra usage after the flags
+	// writes says that the command can write to ZooKeeper. Such a
+	// command takes --apply and --yes (writeFlags), needs the servers
+	// named by --zk or $ZK_SERVERS, never the default, and asks before it
+	// writes by the one rule of confirmWrites.
+	writes bool
 	// setup registers the command's own flags and returns what runs it
 	// with its arguments: it checks the global flags (app.ready) and
 	// connects to ZooKeeper if it needs to (see withSession).
@@ -175,8 +196,8 @@ func commands() []command {
 	return []command{
 		{name: "status", summary: "/migration, /controller, /controller_epoch, and which side owns the cluster", setup: withSession(setupStatus)},
 		{name: "rollback-check", summary: "the partitions a rollback to ZooKeeper mode would leave offline", setup: withSession(setupRollbackCheck)},
-		{name: "rollback-fix", summary: "raise /controller_epoch and force a controller election (dry run unless --apply)", setup: withSession(setupRollbackFix)},
-		{name: "repair-null-migration", summary: "replace a null /migration with the initial state (dry run unless --apply)", setup: withSession(setupRepair)},
+		{name: "rollback-fix", summary: "raise /controller_epoch and force a controller election (dry run unless --apply)", writes: true, setup: withSession(setupRollbackFix)},
+		{name: "repair-null-migration", summary: "replace a null /migration with the initial state (dry run unless --apply)", writes: true, setup: withSession(setupRepair)},
 		{name: "export", summary: "write everything the migration mirrors into ZooKeeper as a JSON image", setup: setupExport},
 		{name: "diff", summary: "compare two images, each an export file or live (exit 1 when they differ)", args: "A B", setup: setupDiff},
 		{name: "lag", summary: "the true lag: the KRaft quorum's high watermark against /migration (DescribeQuorum)", setup: withSession(setupLag)},
@@ -236,7 +257,7 @@ func (a *app) runArgs(args []string) int {
 	if !ok {
 		return code
 	}
-	a.cmd = cmd.name
+	a.cmd, a.writes = cmd.name, cmd.writes
 	exec, positional, code, ok := a.parseCommand(cmd, rest)
 	if !ok {
 		return code

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -168,64 +169,103 @@ func TestVersion(t *testing.T) {
 	if v := version(); v == "" {
 		t.Fatal("empty version")
 	}
+	stamp := vcsStamp{revision: "feedface", time: "2026-12-02T08:00:00Z", modified: true}
 	for _, tc := range []struct {
-		info debug.BuildInfo
-		want string
+		info    debug.BuildInfo
+		stamped vcsStamp
+		want    string
 	}{
 		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
 			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "4352023abc"}, {Key: "vcs.time", Value: "2026-12-01T21:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
-			"devel (revision 4352023abc, 2026-12-01T21:00:00Z, modified)"},
+			vcsStamp{}, "devel (revision 4352023abc, 2026-12-01T21:00:00Z, modified)"},
 		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "4352023abc"}, {Key: "vcs.modified", Value: "false"}}},
-			"v1.2.0 (revision 4352023abc)"},
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
+			stamp, "v1.2.0 (revision 4352023abc)"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, vcsStamp{}, "devel"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, stamp, "devel (revision feedface, 2026-12-02T08:00:00Z, modified)"},
+		{debug.BuildInfo{}, vcsStamp{revision: "feedface"}, "devel (revision feedface)"},
 	} {
-		if got := versionOf(&tc.info); got != tc.want {
-			t.Errorf("versionOf(%+v) = %q, want %q", tc.info, got, tc.want)
+		if got := versionOf(&tc.info, tc.stamped); got != tc.want {
+			t.Errorf("versionOf(%+v, %+v) = %q, want %q", tc.info, tc.stamped, got, tc.want)
 		}
 	}
 }
 
-// TestConfirm runs rollback-fix --apply with stdin a terminal (the check
-// injected) and not: it asks on a terminal unless --yes, and proceeds
-// without asking otherwise. Every write is printed as it is made.
+// TestVersionStamped builds the tool as make does from a checkout
+// whose build records no VCS information (-buildvcs=false): --version
+// names the commit make stamps with -ldflags; and make migrationzk
+// itself, whose binary names the checkout's HEAD.
+// Situation: a build without VCS information, stamped; the make target.
+func TestVersionStamped(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "stamped")
+	build := exec.Command("go", "build", "-buildvcs=false", "-o", bin,
+		"-ldflags", "-X main.stampedRevision=0123abcd -X main.stampedTime=2026-12-02T08:00:00Z -X main.stampedModified=true", ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if want := "migrationzk devel (revision 0123abcd, 2026-12-02T08:00:00Z, modified)\n"; err != nil || string(out) != want {
+		t.Fatalf("--version = %q, %v; want %q", out, err, want)
+	}
+
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout, or no git: %v", err)
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skipf("no make: %v", err)
+	}
+	made := filepath.Join(dir, "made")
+	mk := exec.Command("make", "-s", "-C", "../..", "migrationzk", "BIN="+made)
+	mk.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make migrationzk: %v\n%s", err, out)
+	}
+	out, err = exec.Command(made, "--version").Output()
+	if want := "revision " + strings.TrimSpace(string(head)); err != nil || !strings.Contains(string(out), want) {
+		t.Fatalf("make migrationzk: --version = %q, %v; want %q", out, err, want)
+	}
+}
+
+// TestConfirm runs rollback-fix --apply and repair-null-migration
+// --apply with stdin a terminal (the check injected) and not: both ask
+// on a terminal unless --yes, and write off a terminal only with --yes;
+// without it nothing is written and they exit 2 saying to add --yes.
+// Every write is printed as it is made.
 // Situation: the operator answers no, yes, nothing (end of input); --yes;
-// stdin not a terminal.
+// stdin not a terminal, with "n", "y" or nothing piped in, and with --yes.
 func TestConfirm(t *testing.T) {
 	srv := zktest.Start(t)
 	admin := srv.Connect(t)
 	for _, tc := range []struct {
-		name    string
-		env     inProcess
-		args    []string
-		applied bool
-		asked   bool
+		name  string
+		env   inProcess
+		args  []string
+		code  int
+		asked bool
 	}{
-		{"terminal-no", inProcess{stdinTTY: true, stdin: "n\n"}, nil, false, true},
-		{"terminal-eof", inProcess{stdinTTY: true}, nil, false, true},
-		{"terminal-yes", inProcess{stdinTTY: true, stdin: "yes\n"}, nil, true, true},
-		{"terminal-flag-yes", inProcess{stdinTTY: true}, []string{"--yes"}, true, false},
-		{"not-terminal", inProcess{stdin: "n\n"}, nil, true, false},
+		{"terminal-no", inProcess{stdinTTY: true, stdin: "n\n"}, nil, exitProblem, true},
+		{"terminal-eof", inProcess{stdinTTY: true}, nil, exitProblem, true},
+		{"terminal-yes", inProcess{stdinTTY: true, stdin: "yes\n"}, nil, exitOK, true},
+		{"terminal-flag-yes", inProcess{stdinTTY: true}, []string{"--yes"}, exitOK, false},
+		{"not-terminal-n", inProcess{stdin: "n\n"}, nil, exitError, false},
+		{"not-terminal-y", inProcess{stdin: "y\n"}, nil, exitError, false},
+		{"not-terminal", inProcess{}, nil, exitError, false},
+		{"not-terminal-flag-yes", inProcess{stdin: "n\n"}, []string{"--yes"}, exitOK, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newCluster(t, srv, admin, tc.name)
+		t.Run("rollback-fix/"+tc.name, func(t *testing.T) {
+			c := newCluster(t, srv, admin, "fix-"+tc.name)
 			c.seedKafka(43, uniform("orders", 3, 50))
 			c.zkController(1)
 			ctl, _ := c.get(znode.ControllerPath)
 			r := c.runWith(tc.env, append([]string{"rollback-fix", "--apply"}, tc.args...)...)
-			if asked := strings.Contains(r.stderr, "Proceed? [y/N]"); asked != tc.asked {
-				t.Fatalf("asked %v, want %v: %s", asked, tc.asked, r)
-			}
-			if !tc.applied {
-				wantCode(t, r, exitProblem)
-				wantOutput(t, r, "Cancelled: nothing was changed.")
+			checkConfirm(t, r, tc.code, tc.asked)
+			if tc.code != exitOK {
 				c.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
 				c.unchanged(znode.ControllerPath, ctl, 0)
-				if strings.Contains(r.stderr, "write 1/2") {
-					t.Fatalf("a write was made: %s", r)
-				}
+				wantOutput(t, r, "Plan:\n  1. set "+c.root+"/controller_epoch from 43 to 50")
 				return
 			}
-			wantCode(t, r, exitOK)
 			want := "write 1/2: set " + c.root + `/controller_epoch at version 43 from "43" to "50"` + "\n" +
 				"write 1/2: ok, now version 44\n" +
 				"write 2/2: delete " + c.root + "/controller at version 0, holding " + fmt.Sprintf("%q", ctl) + "\n" +
@@ -235,6 +275,43 @@ func TestConfirm(t *testing.T) {
 			}
 			c.unchanged(znode.ControllerEpochPath, []byte("50"), 44)
 		})
+		t.Run("repair-null-migration/"+tc.name, func(t *testing.T) {
+			c := newCluster(t, srv, admin, "repair-"+tc.name)
+			c.seedKafka(43)
+			c.migration(nil)
+			r := c.runWith(tc.env, append([]string{"repair-null-migration", "--apply"}, tc.args...)...)
+			checkConfirm(t, r, tc.code, tc.asked)
+			if tc.code != exitOK {
+				c.unchanged(znode.MigrationPath, nil, 0)
+				wantOutput(t, r, "set "+c.root+"/migration from null data to the initial state")
+				return
+			}
+			if !strings.Contains(r.stderr, "write 1/1: ok, now version 1\n") {
+				t.Fatalf("stderr lacks the write:\n%s", r)
+			}
+			c.unchanged(znode.MigrationPath, znode.InitialMigration().Encode(), 1)
+		})
+	}
+}
+
+// checkConfirm checks the exit code of a writing command run with
+// --apply, whether it asked, and what it says when it did not write.
+func checkConfirm(t *testing.T, r result, code int, asked bool) {
+	t.Helper()
+	wantCode(t, r, code)
+	if got := strings.Contains(r.stderr, "Proceed? [y/N]"); got != asked {
+		t.Fatalf("asked %v, want %v: %s", got, asked, r)
+	}
+	switch code {
+	case exitProblem:
+		wantOutput(t, r, "Cancelled: nothing was changed.")
+	case exitError:
+		if !strings.Contains(r.stderr, "stdin is not a terminal") || !strings.Contains(r.stderr, "add --yes") {
+			t.Fatalf("stderr does not say to add --yes:\n%s", r)
+		}
+	}
+	if code != exitOK && strings.Contains(r.stderr, "write 1/") {
+		t.Fatalf("a write was made: %s", r)
 	}
 }
 

@@ -23,6 +23,13 @@ type failureCase struct {
 	flags []string
 	env   []string
 	want  string
+	// after are flags given after the command's arguments.
+	after []string
+	// writes limits the case to the commands that write.
+	writes bool
+	// parse says the flags fail to parse, before export knows where its
+	// image would go: the json is on stdout for every command.
+	parse bool
 }
 
 // outputCommands are every command, as run in the matrix: each export
@@ -43,7 +50,10 @@ func outputCommands(dir string) map[string][]string {
 // and json: exit 2, the error on stderr in text; in json exactly one JSON
 // object with the command, the error and its error_kind, on stdout (on
 // stderr for export writing its image to stdout, stdout then empty).
-// Fault: usage, tls_config, tls (a plaintext client at a TLS port),
+// Fault: usage (a bad flag value, an empty --zk, a server that can
+// never be reached: IPv6 without brackets, too many colons; a duration
+// without a unit; a writing command without --zk or $ZK_SERVERS;
+// --apply off a terminal without --yes), tls_config, tls (a plaintext client at a TLS port),
 // sasl_config, a refused SASL password, no SASL where the server enforces
 // authentication, bad digest credentials,
 // not_authorized, unreachable, no_kafka_metadata.
@@ -66,6 +76,10 @@ func TestOutputMatrix(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	unconfirmed := newCluster(t, plain, admin, "unconfirmed")
+	unconfirmed.seedKafka(43, uniform("orders", 2, 50))
+	unconfirmed.zkController(1)
+	unconfirmed.migration(nil)
 	s := startSecured(t)
 	sc := s.kafkaCluster(t, "secured")
 	sasl := saslCluster(t)
@@ -73,16 +87,22 @@ func TestOutputMatrix(t *testing.T) {
 	securedZK := []string{"--zk", strings.Join(s.srv.Servers, ",") + sc.root, "--timeout", "30s"}
 	saslZK := []string{"--zk", strings.Join(sasl.srv.Servers, ",") + sasl.root, "--timeout", "30s"}
 	cases := []failureCase{
-		{kindUsage, append(plainZK, "--root", ok.root, "--timeout", "0s"), nil, "--timeout 0s: must be positive"},
-		{kindTLSConfig, append(securedZK, "--zk-tls-config-file", s.files["unknown-key"]), nil, "zookeeper.ssl.keystore.locaton: unknown property"},
-		{kindTLS, securedZK, nil, "the server speaks TLS on this port (secureClientPort); pass --zk-tls-config-file"},
-		{kindSASLConfig, append(saslZK, "--zk-jaas-config", "/nonexistent/jaas.conf"), nil, "--zk-jaas-config: zkconn: JAAS file /nonexistent/jaas.conf"},
-		{kindCredentials, append(saslZK, "--zk-jaas-config", tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))), nil, "SASL DIGEST-MD5 authentication with"},
-		{kindCredentials, saslZK, nil, "bad credentials: the server requires authentication (enforce.auth.enabled)"},
-		{kindCredentials, append(securedZK, "--zk-tls-config-file", s.files["operator"]), []string{digestEnv + "=" + superUser + ":" + wrongPassword}, `bad credentials: digest user "super"`},
-		{kindNotAuthorized, append(plainZK, "--root", denied.root), nil, "not authorized for path " + denied.root},
-		{kindUnreachable, []string{"--zk", "127.0.0.1:1", "--timeout", "30s"}, nil, "connection refused"},
-		{kindNoKafka, append(plainZK, "--root", "/no-such-root"), nil, "no Kafka metadata found under /no-such-root"},
+		{kind: kindUsage, flags: append(plainZK, "--root", ok.root, "--timeout", "0s"), want: "--timeout 0s: must be positive"},
+		{kind: kindTLSConfig, flags: append(securedZK, "--zk-tls-config-file", s.files["unknown-key"]), want: "zookeeper.ssl.keystore.locaton: unknown property: did you mean zookeeper.ssl.keystore.location?"},
+		{kind: kindTLS, flags: securedZK, want: "the server speaks TLS on this port (secureClientPort); pass --zk-tls-config-file"},
+		{kind: kindSASLConfig, flags: append(saslZK, "--zk-jaas-config", "/nonexistent/jaas.conf"), want: "--zk-jaas-config: sasl: JAAS file /nonexistent/jaas.conf"},
+		{kind: kindCredentials, flags: append(saslZK, "--zk-jaas-config", tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))), want: "SASL DIGEST-MD5 authentication with"},
+		{kind: kindCredentials, flags: saslZK, want: "bad credentials: the server requires authentication (enforce.auth.enabled)"},
+		{kind: kindCredentials, flags: append(securedZK, "--zk-tls-config-file", s.files["operator"]), env: []string{digestEnv + "=" + superUser + ":" + wrongPassword}, want: `bad credentials: digest user "super"`},
+		{kind: kindNotAuthorized, flags: append(plainZK, "--root", denied.root), want: "not authorized for path " + denied.root},
+		{kind: kindUnreachable, flags: []string{"--zk", "127.0.0.1:1", "--timeout", "30s"}, want: "connection refused"},
+		{kind: kindNoKafka, flags: append(plainZK, "--root", "/no-such-root"), want: "no Kafka metadata found under /no-such-root"},
+		{kind: kindUsage, flags: []string{"--zk", "", "--timeout", "30s"}, want: "--zk is empty (an unset shell variable?)"},
+		{kind: kindUsage, flags: []string{"--zk", "::1:37429/kafka", "--timeout", "30s"}, want: `server "::1:37429": an IPv6 address needs brackets: [::1]:37429`},
+		{kind: kindUsage, flags: []string{"--zk", "127.0.0.1:1:2", "--timeout", "30s"}, want: `server "127.0.0.1:1:2": too many colons`},
+		{kind: kindUsage, flags: plainZK, after: []string{"--timeout", "5"}, parse: true, want: `invalid value "5" for flag -timeout: a duration needs a unit: did you mean 5s?`},
+		{kind: kindUsage, flags: []string{"--root", ok.root}, writes: true, want: "writes to ZooKeeper: name the servers with --zk or $ZK_SERVERS; the default 127.0.0.1:2181 serves only the commands that read"},
+		{kind: kindUsage, flags: append(plainZK, "--root", unconfirmed.root), after: []string{"--apply"}, writes: true, want: "cannot ask before it writes: nothing was written; add --yes to write"},
 	}
 	t.Run("tls-client-at-plaintext-port", func(t *testing.T) {
 		start := time.Now()
@@ -107,20 +127,25 @@ func TestOutputMatrix(t *testing.T) {
 	})
 	for _, fc := range cases {
 		for name, args := range outputCommands(t.TempDir()) {
+			if fc.writes && !findCommand(args[0]).writes {
+				continue
+			}
 			for _, mode := range []string{"text", "json"} {
 				start := time.Now()
 				flags := append(append([]string{}, fc.flags...), "--output", mode)
-				r := runBinary(t, fc.env, append(flags, args...)...)
+				r := runBinary(t, fc.env, append(append(flags, args...), fc.after...)...)
 				label := fc.kind + "/" + name + "/" + mode
 				if d := time.Since(start); d > fastFail {
 					t.Errorf("%s: took %v", label, d)
 				} else if label == kindTLS+"/status/text" {
 					t.Logf("a plaintext client at a TLS port fails in %v", d.Round(time.Millisecond))
 				}
-				checkFailureOutput(t, label, r, fc, args[0], mode == "json", name == "export")
+				checkFailureOutput(t, label, r, fc, args[0], mode == "json", name == "export" && !fc.parse)
 			}
 		}
 	}
+	unconfirmed.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
+	unconfirmed.unchanged(znode.MigrationPath, nil, 0)
 }
 
 // checkFailureOutput checks one run of the matrix.

@@ -17,18 +17,23 @@ type repairReport struct {
 	header
 	DryRun bool `json:"dry_run"`
 	// Outcome is "nothing_to_do", "planned" (a dry run found null data),
-	// "applied" or "refused" (the data is not null and does not decode).
+	// "applied", "refused" (the data is not null and does not decode, or
+	// the writes were not confirmed off a terminal) or "cancelled" (the
+	// operator said no).
 	Outcome string        `json:"outcome"`
 	Message string        `json:"message"`
 	Before  migrationView `json:"before"`
 	// After is /migration after the repair.
 	After *migrationView `json:"after,omitempty"`
 	Error string         `json:"error,omitempty"`
+	// ErrorKind is the error's kind, as in errorReport.
+	ErrorKind string `json:"error_kind,omitempty"`
 }
 
-func setupRepair(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int {
-	apply := fs.Bool("apply", false, "act; without it nothing is written and the plan is shown")
-	return func(ctx context.Context, conn *zk.Conn) int { return a.repair(ctx, conn, *apply) }
+// setupRepair returns what runs repair-null-migration; --apply and --yes
+// are every writing command's (writeFlags).
+func setupRepair(a *app, _ *flag.FlagSet) func(context.Context, *zk.Conn) int {
+	return func(ctx context.Context, conn *zk.Conn) int { return a.repair(ctx, conn, a.write.apply) }
 }
 
 func (a *app) repair(ctx context.Context, conn *zk.Conn, apply bool) int {
@@ -65,7 +70,7 @@ func (a *app) repair(ctx context.Context, conn *zk.Conn, apply bool) int {
 			code = exitProblem
 			break
 		}
-		code = a.repairApply(ctx, conn, &r)
+		code = a.confirmRepair(ctx, conn, &r)
 	}
 	if a.json() {
 		a.emitJSON(r)
@@ -80,6 +85,25 @@ func (a *app) repair(ctx context.Context, conn *zk.Conn, apply bool) int {
 		a.field(w, path, describeMigration(*r.After)...)
 	}
 	return code
+}
+
+// confirmRepair asks, by the rule of every writing command, before
+// repairApply writes.
+func (a *app) confirmRepair(ctx context.Context, conn *zk.Conn, r *repairReport) int {
+	write := fmt.Sprintf("set %s from %s data to the initial state %s, if still at version %d",
+		r.Before.Path, r.Before.State, znode.InitialMigration().Encode(), r.Before.Version)
+	switch err := a.confirmWrites([]string{write}); {
+	case errors.Is(err, errDeclined):
+		r.Outcome = outcomeCancelled
+		r.Message = fmt.Sprintf("Cancelled: nothing was changed. The plan: %s.", write)
+		return exitProblem
+	case err != nil:
+		r.Outcome = outcomeRefused
+		r.ErrorKind, r.Error = a.warn(err)
+		r.Message = fmt.Sprintf("Not confirmed: nothing was changed. The plan: %s.", write)
+		return exitError
+	}
+	return a.repairApply(ctx, conn, r)
 }
 
 // repairApply overwrites a null /migration the way Writer.GetOrCreate does.
@@ -103,9 +127,8 @@ func (a *app) repairApply(ctx context.Context, conn *zk.Conn, r *repairReport) i
 		r.Message = fmt.Sprintf("Refused: %s changed meanwhile and now holds data that does not decode; it is left alone.", r.Before.Path)
 		return exitError
 	case err != nil:
-		r.Error = err.Error()
-		r.Message = fmt.Sprintf("Failed: %v", err)
-		_, _ = a.warn(err)
+		r.ErrorKind, r.Error = a.warn(err)
+		r.Message = fmt.Sprintf("Failed: %v", r.Error)
 		return exitError
 	}
 	rctx, cancel := a.step(ctx)

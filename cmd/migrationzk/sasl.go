@@ -6,6 +6,7 @@ import (
 	"github.com/magiconair/properties"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 )
 
 // saslConfigError is a JAAS file or SASL setting that cannot be used.
@@ -32,34 +33,35 @@ func (a *app) saslOptions() ([]zkconn.Option, error) {
 		}
 		props = p.Map()
 	}
-	settings, err := zkconn.SASLSettingsFromProperties(props)
+	settings, err := sasl.SettingsFromProperties(props)
 	if err != nil {
 		return nil, &saslConfigError{source: "--zk-tls-config-file " + a.g.tlsFile, err: err}
 	}
-	source := "--zk-tls-config-file " + a.g.tlsFile + " (" + zkconn.PropJAASConfig + ")"
+	source := "--zk-tls-config-file " + a.g.tlsFile + " (" + sasl.PropJAASConfig + ")"
 	if a.g.jaasFile != "" {
 		settings.JAASFile, source = a.g.jaasFile, "--zk-jaas-config"
 	}
-	if settings.JAASFile == "" || settings.Disabled {
-		return nil, nil
-	}
-	if _, err := zkconn.SASLDialer(nil, sessionTimeout, zkconn.WithSASLSettings(settings)); err != nil {
+	mech, err := settings.Mechanism()
+	if err != nil {
 		return nil, &saslConfigError{source: source, err: err}
 	}
-	return []zkconn.Option{zkconn.WithSASLSettings(settings), zkconn.WithSASLLogger(a.logger())}, nil
+	if mech == nil {
+		return nil, nil
+	}
+	return []zkconn.Option{zkconn.WithSASL(mech), zkconn.WithSASLLogger(a.logger())}, nil
 }
 
 // saslFailureText says what failed in a SASL exchange, for an operator.
-func saslFailureText(se *zkconn.SASLError) string {
+func saslFailureText(se *sasl.Error) string {
 	return fmt.Sprintf("SASL %s authentication with %s failed: %v (%v)", se.Mechanism, se.Server, se.Failure, se.Err)
 }
 
 // saslKind is the json error kind of a failed SASL exchange.
-func saslKind(se *zkconn.SASLError) string {
+func saslKind(se *sasl.Error) string {
 	switch se.Failure {
-	case zkconn.SASLRejected, zkconn.SASLRequired:
+	case sasl.Rejected, sasl.Required:
 		return kindCredentials
-	case zkconn.SASLClientFailure:
+	case sasl.ClientFailure:
 		return kindSASLConfig
 	}
 	return kindSASL

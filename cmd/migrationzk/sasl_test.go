@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,8 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/must"
-	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -23,24 +21,8 @@ const (
 )
 
 // kafkaJAAS is a broker's JAAS file as Kafka's documentation shows one,
-// used unchanged: the broker's own section, and the Client section for
-// ZooKeeper with DIGEST-MD5.
-func kafkaJAAS(password string) string {
-	return `KafkaServer {
-    org.apache.kafka.common.security.plain.PlainLoginModule required
-    username="admin"
-    password="admin-secret"
-    user_admin="admin-secret";
-};
-
-// ZooKeeper
-Client {
-    org.apache.zookeeper.server.auth.DigestLoginModule required
-    username="kafka"
-    password="` + password + `";
-};
-`
-}
+// used unchanged, with DIGEST-MD5 as kafka with password for ZooKeeper.
+func kafkaJAAS(password string) string { return securitytest.DigestJAAS("kafka", password) }
 
 // tempFile writes content to a new file named name.
 func tempFile(t *testing.T, name, content string) string {
@@ -55,17 +37,7 @@ func tempFile(t *testing.T, name, content string) string {
 func saslCluster(t *testing.T, opts ...zktest.Option) *cluster {
 	t.Helper()
 	srv := zktest.Start(t, append([]zktest.Option{zktest.WithSASLDigestUser("kafka", saslPassword), zktest.WithSASLEnforced()}, opts...)...)
-	c := &cluster{t: t, srv: srv, admin: srv.Connect(t), root: "/kafka", acl: migrationzk.KafkaSecureACL}
-	c.create("", nil, 0)
-	c.seedKafka(43, uniform("orders", 3, 50), uniform("logs", 2, 12))
-	c.zkController(1)
-	w := must.Get(migrationzk.New(c.admin, migrationzk.WithRoot(c.root), migrationzk.WithKafkaSecureACLs()))
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	defer cancel()
-	if _, _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return kafkaSecureCluster(t, srv, srv.Connect(t), "/kafka", uniform("orders", 3, 50), uniform("logs", 2, 12))
 }
 
 // runSASL runs the command against c with extra flags first.
@@ -141,13 +113,13 @@ func TestSASLBadInputs(t *testing.T) {
 		{"wrong-password", []string{"--zk-jaas-config", tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))},
 			"SASL DIGEST-MD5 authentication with " + c.srv.Addr() + " failed: the server rejected the credentials"},
 		{"no-sasl", nil, "bad credentials: the server requires authentication (enforce.auth.enabled) by a scheme this client did not use, such as SASL: give a Kafka JAAS file for SASL (--zk-jaas-config)"},
-		{"no-client-section", []string{"--zk-jaas-config", noClient}, `--zk-jaas-config: zkconn: JAAS file ` + noClient + `: no section "Client" (sections: KafkaServer)`},
+		{"no-client-section", []string{"--zk-jaas-config", noClient}, `--zk-jaas-config: sasl: JAAS file ` + noClient + `: no section "Client" (sections: KafkaServer)`},
 		{"unsupported-module", []string{"--zk-jaas-config", tempFile(t, "plain.conf", "Client { org.apache.kafka.common.security.plain.PlainLoginModule required; };")},
 			"login module org.apache.kafka.common.security.plain.PlainLoginModule is not supported"},
 		{"misspelt-option", []string{"--zk-jaas-config", tempFile(t, "typo.conf", "Client { org.apache.zookeeper.server.auth.DigestLoginModule required username=\"kafka\" pasword=\""+saslPassword+"\"; };")},
 			"unsupported options pasword"},
 		{"missing-section", []string{"--zk-tls-config-file", section}, `no section "ZkClient"`},
-		{"missing-file", []string{"--zk-jaas-config", "/nonexistent/jaas.conf"}, "--zk-jaas-config: zkconn: JAAS file /nonexistent/jaas.conf: open /nonexistent/jaas.conf: no such file or directory"},
+		{"missing-file", []string{"--zk-jaas-config", "/nonexistent/jaas.conf"}, "--zk-jaas-config: sasl: JAAS file /nonexistent/jaas.conf: open /nonexistent/jaas.conf: no such file or directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()

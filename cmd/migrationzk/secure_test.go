@@ -152,13 +152,23 @@ func (s *secured) kafkaCluster(t *testing.T, name string) *cluster {
 	if s.admin == nil {
 		s.admin = s.srv.ConnectWith(s.t, zkconn.WithTLS(s.srv.CA().ClientConfig(s.kafka)), zkconn.WithoutSASL())
 	}
-	c := &cluster{t: t, srv: s.srv, admin: s.admin, root: s.srv.Path("/" + name), acl: migrationzk.KafkaSecureACL}
+	return kafkaSecureCluster(t, s.srv, s.admin, s.srv.Path("/"+name), uniform("orders", 3, 50), uniform("logs", 2, 12))
+}
+
+// kafkaSecureCluster lays out a rolled-back cluster under root of srv, as
+// Kafka with zookeeper.set.acl=true creates it through admin: every znode
+// with migrationzk.KafkaSecureACL for admin's identity, controller epoch
+// 43, a ZooKeeper-mode controller, topics, and /migration created by a
+// Writer WithKafkaSecureACLs.
+func kafkaSecureCluster(t *testing.T, srv *zktest.Server, admin *zk.Conn, root string, topics ...topic) *cluster {
+	t.Helper()
+	c := &cluster{t: t, srv: srv, admin: admin, root: root, acl: migrationzk.KafkaSecureACL}
 	c.create("", nil, 0)
-	c.seedKafka(43, uniform("orders", 3, 50), uniform("logs", 2, 12))
+	c.seedKafka(43, topics...)
 	c.zkController(1)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	w := must.Get(migrationzk.New(s.admin, migrationzk.WithRoot(c.root), migrationzk.WithKafkaSecureACLs()))
+	w := must.Get(migrationzk.New(admin, migrationzk.WithRoot(root), migrationzk.WithKafkaSecureACLs()))
 	if _, _, err := w.GetOrCreate(ctx, migrationzk.InitialState()); err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +401,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	jaas, wrongJAAS := tempFile(t, "jaas.conf", kafkaJAAS(saslPassword)), tempFile(t, "wrong.conf", kafkaJAAS(wrongSASLPassword))
 	modes := map[string][]string{"text": nil, "json": {"--output", "json"}, "verbose": {"--verbose"}, "json-verbose": {"--output", "json", "--verbose"}}
 	commands := [][]string{{"status"}, {"rollback-check"}, {"rollback-fix"}, {"rollback-fix", "--apply", "--yes"},
-		{"repair-null-migration"}, {"repair-null-migration", "--apply"}, {"--help"}, {"frobnicate"}}
+		{"repair-null-migration"}, {"repair-null-migration", "--apply", "--yes"}, {"--help"}, {"frobnicate"}}
 	for mode, flags := range modes {
 		c := s.kafkaCluster(t, "secrets-"+mode)
 		for _, cmd := range commands {

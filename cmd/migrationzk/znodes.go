@@ -8,9 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
-	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -22,39 +20,6 @@ const (
 	stateEmpty       = "empty"
 	stateUndecodable = "undecodable"
 )
-
-// read runs fn, a request the library has no call for (a GetACL, a
-// delete probe), until ZooKeeper answers it or ctx ends, waiting for the
-// session to come back after a lost connection; zkerr decides what may be
-// sent again. fn must be safe to repeat, and its results must not be used
-// when read returns ctx's error. Znodes are read with readZnodes.
-func read(ctx context.Context, conn *zk.Conn, fn func() error) error {
-	for {
-		done := make(chan error, 1)
-		go func() { done <- fn() }()
-		var err error
-		select {
-		case err = <-done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if !zkerr.Retryable(err) {
-			return err
-		}
-		if werr := zkconn.WaitForSession(ctx, conn); werr != nil {
-			return fmt.Errorf("%w (last error: %v)", werr, err)
-		}
-	}
-}
-
-// denied returns a *migrationzk.NotAuthorizedError for op on path when
-// ZooKeeper refused err's request for want of permission, else err.
-func denied(path, op string, err error) error {
-	if errors.Is(err, zk.ErrNoAuth) {
-		return &migrationzk.NotAuthorizedError{Path: path, Op: op, Err: err}
-	}
-	return err
-}
 
 // readZnodes reads the znodes at paths, relative to the root, through
 // the library's Writer.Read: after a sync, retrying over lost connections.
@@ -114,7 +79,8 @@ type migrationView struct {
 	State string `json:"state"`
 	// Version is the znode version, -1 when absent.
 	Version int32 `json:"version"`
-	// Modified is the znode's mtime, RFC 3339.
+	// Modified is the znode's mtime, RFC 3339 in UTC with milliseconds
+	// (timeText).
 	Modified   string          `json:"modified,omitempty"`
 	Checkpoint *checkpointView `json:"checkpoint,omitempty"`
 	Error      string          `json:"error,omitempty"`
@@ -124,13 +90,21 @@ type migrationView struct {
 	mtime time.Time
 }
 
+// timeLayout is RFC 3339 with the milliseconds ZooKeeper and Kafka keep
+// their times in, always three digits, so that times line up.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// timeText is t as the output shows it: RFC 3339 in UTC, with
+// milliseconds.
+func timeText(t time.Time) string { return t.UTC().Format(timeLayout) }
+
 func viewMigration(path string, r migrationzk.Znode) migrationView {
 	v := migrationView{Path: path, State: stateAbsent, Version: -1}
 	if !r.Exists {
 		return v
 	}
 	v.Version, v.mtime = r.Version, r.Modified
-	v.Modified = r.Modified.UTC().Format(time.RFC3339Nano)
+	v.Modified = timeText(r.Modified)
 	m, err := znode.DecodeMigration(r.Data)
 	if err != nil {
 		v.State, v.Error, v.Data = dataState(r.Data), decodeDetail(err), rawText(r.Data)
@@ -203,7 +177,7 @@ func viewController(path string, r migrationzk.Znode) controllerView {
 		v.Kind = kindKRaft
 	}
 	if c.Timestamp > 0 {
-		v.Elected = time.UnixMilli(c.Timestamp).UTC().Format(time.RFC3339Nano)
+		v.Elected = timeText(time.UnixMilli(c.Timestamp))
 	}
 	return v
 }

@@ -16,8 +16,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/kraftmigration/zkwriter/internal/zkserver"
-	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 )
 
 // serveCommand is the command start runs in the background: it runs the
@@ -34,7 +35,10 @@ const (
 
 // sandbox is one sandbox directory and where its commands report.
 type sandbox struct {
-	dir            string
+	dir string
+	// chroot is the chroot of ZK_SERVERS to seed under; "" for a fresh
+	// one.
+	chroot         string
 	stdout, stderr io.Writer
 }
 
@@ -42,11 +46,14 @@ type sandbox struct {
 func (sb sandbox) path(name string) string { return filepath.Join(sb.dir, name) }
 
 // start runs serve in the background, waits until it has seeded the
-// tree, and prints the --zk to use. A sandbox already running is reused.
+// tree, and prints the --zk to use and what the cluster holds. A sandbox
+// already running is reused, and what it holds now is printed.
 func (sb sandbox) start(ctx context.Context) error {
 	if addr, err := sb.addr(); err == nil {
-		sb.printStarted(addr, "already running")
-		return nil
+		return sb.printRunning(ctx, addr, "already running")
+	}
+	if _, err := sharedServers(); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(sb.dir, 0o755); err != nil {
 		return err
@@ -62,8 +69,7 @@ func (sb sandbox) start(ctx context.Context) error {
 	go func() { exited <- cmd.Wait() }()
 	for {
 		if addr, err := sb.addr(); err == nil {
-			sb.printStarted(addr, "started")
-			return nil
+			return sb.printRunning(ctx, addr, "started")
 		}
 		select {
 		case err := <-exited:
@@ -88,7 +94,7 @@ func (sb sandbox) spawnServe() (*exec.Cmd, error) {
 		return nil, err
 	}
 	defer log.Close()
-	cmd := exec.Command(exe, serveCommand, "-dir", sb.dir)
+	cmd := exec.Command(exe, serveCommand, "-dir", sb.dir, "-chroot", sb.chroot)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {
@@ -101,12 +107,30 @@ func (sb sandbox) spawnServe() (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// printStarted tells where the sandbox is and how to use and stop it.
-func (sb sandbox) printStarted(addr, how string) {
-	fmt.Fprintf(sb.stdout, "ZooKeeper sandbox %s: a Kafka cluster in mid-migration under %s (KRaft controller %d in dual-write, partitions at rollback risk).\n",
-		how, kafkaRoot, kraftControllerID)
-	fmt.Fprintf(sb.stdout, "Use --zk %s, for example:\n\n    export ZK=%s\n    migrationzk --zk \"$ZK\" status\n\n", addr, addr)
+// printRunning says where the sandbox is, what its cluster holds now, as
+// read from it, and how to use and stop it.
+func (sb sandbox) printRunning(ctx context.Context, addr, how string) error {
+	conn, root, err := openZK(ctx, addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	w, img, err := readCluster(ctx, conn, root)
+	if err != nil {
+		return err
+	}
+	servers, _, _ := strings.Cut(addr, "/")
+	fmt.Fprintf(sb.stdout, "ZooKeeper sandbox %s: a Kafka cluster in mid-migration under %s on %s, which holds now:\n", how, root, servers)
+	if err := describe(ctx, w, img, sb.stdout); err != nil {
+		return err
+	}
+	if chroot := strings.TrimSuffix(root, kafkaRoot); chroot != "" {
+		fmt.Fprintf(sb.stdout, "It lives under the chroot %s of ZK_SERVERS, which make sandbox-stop deletes.\n", chroot)
+	}
+	fmt.Fprintf(sb.stdout, "\nUse --zk %s, for example:\n\n    export ZK=%s\n    migrationzk --zk \"$ZK\" status\n"+
+		"    migrationzk --zk \"$ZK\" rollback-check    # the partitions a rollback would leave offline\n\n", addr, addr)
 	fmt.Fprintf(sb.stdout, "Stop it with make sandbox-stop (zksandbox stop -dir %s).\n", sb.dir)
+	return nil
 }
 
 // addr returns the --zk of the sandbox running in the directory.
@@ -144,18 +168,32 @@ func (sb sandbox) logTail() string {
 }
 
 // stop signals the serve process and waits until it has stopped the
-// server and removed the directory.
+// server, or deleted its chroot of ZK_SERVERS, and removed the directory:
+// the whole directory, not only its pid file, which the removal may take
+// first. A chroot whose serve process is gone is deleted here.
 func (sb sandbox) stop(ctx context.Context) error {
+	shared, chroot, recorded := sb.recordedChroot()
 	pid, err := sb.pid()
 	if errors.Is(err, errNotRunning) {
-		fmt.Fprintf(sb.stdout, "No sandbox is running in %s.\n", sb.dir)
-		return nil
+		if !recorded {
+			fmt.Fprintf(sb.stdout, "No sandbox is running in %s.\n", sb.dir)
+			return nil
+		}
+		if err := deleteChroot(ctx, shared, chroot); err != nil {
+			return err
+		}
+		fmt.Fprintf(sb.stdout, "No sandbox process was running; its chroot %s on %s is deleted.\n", chroot, strings.Join(shared, ","))
+		return os.RemoveAll(sb.dir)
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		return err
 	}
 	for {
-		if _, err := os.Stat(sb.path(pidFile)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(sb.dir); errors.Is(err, os.ErrNotExist) {
+			if recorded {
+				fmt.Fprintf(sb.stdout, "Sandbox stopped; its chroot %s on %s is deleted, %s removed.\n", chroot, strings.Join(shared, ","), sb.dir)
+				return nil
+			}
 			fmt.Fprintf(sb.stdout, "Sandbox stopped; %s removed.\n", sb.dir)
 			return nil
 		}
@@ -167,10 +205,9 @@ func (sb sandbox) stop(ctx context.Context) error {
 	}
 }
 
-// serve starts the server, seeds it, announces the --zk, and holds the
-// session (and the brokers' registrations) until a signal stops it; then
-// it stops the server and removes the directory (all but the log when it
-// fails).
+// serve runs the sandbox until a signal stops it: on a server of its
+// own, or, when ZK_SERVERS names servers, under a fresh chroot of theirs.
+// Then it removes the directory (all but the log when it fails).
 func (sb sandbox) serve() (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -179,34 +216,57 @@ func (sb sandbox) serve() (err error) {
 			err = os.RemoveAll(sb.dir)
 		}
 	}()
+	shared, err := sharedServers()
+	switch {
+	case err != nil:
+		return err
+	case shared != nil:
+		return sb.serveShared(ctx, shared)
+	}
+	return sb.serveLocal(ctx)
+}
+
+// serveLocal starts a server from the local installation, seeds it under
+// kafkaRoot, and holds it until ctx ends; then it stops the server.
+func (sb sandbox) serveLocal(ctx context.Context) error {
 	p, err := startServer(ctx, sb.path(zkDir))
 	if err != nil {
 		return err
 	}
 	defer p.Stop(10 * time.Second)
-	seedCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	conn, err := zkconn.Open(seedCtx, []string{p.Addr()}, 10*time.Second)
+	conn, err := openServers(ctx, []string{p.Addr()})
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := seed(seedCtx, conn); err != nil {
+	if err := sb.seedAndHold(ctx, conn, []string{p.Addr()}, kafkaRoot, p.Running); err != nil {
+		return err
+	}
+	if ctx.Err() == nil {
+		return fmt.Errorf("the server stopped:\n%s", p.OutputTail(20))
+	}
+	return nil
+}
+
+// seedAndHold seeds the cluster under root, announces the --zk, and
+// holds the session (and the brokers' registrations) until ctx ends or
+// alive says the server is gone.
+func (sb sandbox) seedAndHold(ctx context.Context, conn *zk.Conn, servers []string, root string, alive func() bool) error {
+	seedCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := seed(seedCtx, conn, root); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	addr := p.Addr() + kafkaRoot
+	addr := strings.Join(servers, ",") + root
 	if err := writeAtomically(sb.path(addrFile), []byte(addr+"\n")); err != nil {
 		return err
 	}
 	fmt.Printf("ready: --zk %s\n", addr)
-	for ctx.Err() == nil && p.Running() {
+	for ctx.Err() == nil && alive() {
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
 		}
-	}
-	if ctx.Err() == nil {
-		return fmt.Errorf("the server stopped:\n%s", p.OutputTail(20))
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +14,6 @@ import (
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
-	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -41,31 +42,31 @@ var (
 	bobWrites    = znode.ACLEntry{Principal: "User:bob", PermissionType: znode.PermissionAllow, Operation: znode.OperationWrite, Host: "*"}
 )
 
-// seed lays out the cluster under kafkaRoot: first what the ZooKeeper-mode
+// seed lays out the cluster under root: first what the ZooKeeper-mode
 // cluster left (brokers, topic payments, /controller_epoch), then what the
 // KRaft controller wrote since it took over in dual-write.
-func seed(ctx context.Context, conn *zk.Conn) error {
-	w, err := migrationzk.New(conn, migrationzk.WithRoot(kafkaRoot))
+func seed(ctx context.Context, conn *zk.Conn, root string) error {
+	w, err := migrationzk.New(conn, migrationzk.WithRoot(root))
 	if err != nil {
 		return err
 	}
 	if err := w.CreateTopLevelPaths(ctx); err != nil {
 		return err
 	}
-	if err := seedZooKeeperMode(conn); err != nil {
+	if err := seedZooKeeperMode(conn, root); err != nil {
 		return fmt.Errorf("the ZooKeeper-mode cluster: %w", err)
 	}
 	return seedDualWrite(ctx, w)
 }
 
-// seedZooKeeperMode writes what a ZooKeeper-mode cluster leaves: the
-// cluster id, three live brokers (ephemeral, held by conn), topic payments
-// as its controller created it in epoch zkControllerEpoch, and
-// /controller_epoch.
-func seedZooKeeperMode(conn *zk.Conn) error {
+// seedZooKeeperMode writes under root what a ZooKeeper-mode cluster
+// leaves: the cluster id, three live brokers (ephemeral, held by conn),
+// topic payments as its controller created it in epoch
+// zkControllerEpoch, and /controller_epoch.
+func seedZooKeeperMode(conn *zk.Conn, root string) error {
 	acl := zk.WorldACL(zk.PermAll)
 	create := func(path string, data []byte, flags int32) *zk.CreateRequest {
-		return &zk.CreateRequest{Path: kafkaRoot + path, Data: data, Acl: acl, Flags: flags}
+		return &zk.CreateRequest{Path: root + path, Data: data, Acl: acl, Flags: flags}
 	}
 	ops := []any{
 		create("/cluster", nil, 0),
@@ -153,47 +154,121 @@ func tenure(ctx context.Context, w *migrationzk.Writer, id, epoch int32) (migrat
 }
 
 // delta is what the KRaft controller elected next mirrors: a leader of
-// orders moves, a topic config changes and an ACL entry is added. Its
-// partition state is stamped with the new KRaft epoch.
+// orders moves, a topic config changes and an ACL entry is added. It is
+// planned from what ZooKeeper holds: only what differs is written, its
+// partition state stamped with the new KRaft epoch, and when nothing
+// differs no controller takes over and nothing is written. Either way it
+// prints what it did and what the cluster holds then.
 func (sb sandbox) delta(ctx context.Context) error {
 	addr, err := sb.addr()
 	if err != nil {
 		return err
 	}
-	conn, err := openZK(ctx, addr)
+	conn, root, err := openZK(ctx, addr)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	w, err := migrationzk.New(conn, migrationzk.WithRoot(kafkaRoot))
+	w, current, err := readCluster(ctx, conn, root)
 	if err != nil {
 		return err
 	}
-	s, err := tenure(ctx, w, deltaControllerID, deltaEpoch)
+	plan := dualwrite.Diff(current, withDelta(current))
+	if plan.Empty() {
+		fmt.Fprintf(sb.stdout, "Nothing to mirror: ZooKeeper holds the delta already (orders-1 led by broker 3, retention.ms 3600000, User:bob may write to orders); nothing was written. The cluster holds:\n")
+		return describe(ctx, w, current, sb.stdout)
+	}
+	id, epoch, err := nextController(ctx, w)
 	if err != nil {
 		return err
+	}
+	offset, err := sb.mirror(ctx, w, plan, id, epoch)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(sb.stdout, "KRaft controller %d (epoch %d) took over and mirrored a delta, checkpoint at offset %d:\n%s\nThe cluster holds:\n", id, epoch, offset, plan)
+	_, after, err := readCluster(ctx, conn, root)
+	if err != nil {
+		return err
+	}
+	return describe(ctx, w, after, sb.stdout)
+}
+
+// withDelta returns img with the delta applied: orders-1 led by broker 3
+// in leader epoch 1 with ISR [3 1], retention.ms of orders 3600000, and
+// User:bob allowed to write to orders.
+func withDelta(img dualwrite.Image) dualwrite.Image {
+	out := img
+	out.Topics, out.Configs, out.ACLs = maps.Clone(img.Topics), maps.Clone(img.Configs), maps.Clone(img.ACLs)
+	if orders, ok := out.Topics["orders"]; ok {
+		orders.Partitions = maps.Clone(orders.Partitions)
+		if p, ok := orders.Partitions[1]; ok {
+			p.State.Leader, p.State.LeaderEpoch, p.State.ISR = 3, 1, []int32{3, 1}
+			orders.Partitions[1] = p
+		}
+		out.Topics["orders"] = orders
+	}
+	config := maps.Clone(out.Configs[ordersConfig])
+	if config == nil {
+		config = map[string]string{}
+	}
+	config["retention.ms"] = "3600000"
+	out.Configs[ordersConfig] = config
+	acls := slices.DeleteFunc(slices.Clone(out.ACLs[ordersACLs]), func(e znode.ACLEntry) bool { return e == bobWrites })
+	out.ACLs[ordersACLs] = append(acls, bobWrites)
+	return out
+}
+
+// nextController is the KRaft controller elected after the one that
+// holds /controller, or else wrote /migration last: the next id, in the
+// next KRaft epoch; deltaControllerID in deltaEpoch when neither names
+// one.
+func nextController(ctx context.Context, w *migrationzk.Writer) (id, epoch int32, err error) {
+	zs, err := w.Read(ctx, znode.ControllerPath, znode.MigrationPath)
+	if err != nil {
+		return 0, 0, err
+	}
+	if c, err := znode.DecodeController(zs[0].Data); zs[0].Exists && err == nil && c.IsKRaft() {
+		return c.BrokerID + 1, c.KRaftControllerEpoch + 1, nil
+	}
+	if m, err := znode.DecodeMigration(zs[1].Data); zs[1].Exists && err == nil && m.KRaftControllerID >= 0 {
+		return m.KRaftControllerID + 1, m.KRaftControllerEpoch + 1, nil
+	}
+	return deltaControllerID, deltaEpoch, nil
+}
+
+// mirror claims leadership as KRaft controller id in epoch and applies
+// plan in one fenced batch with the checkpoint; it returns the
+// checkpoint's offset.
+func (sb sandbox) mirror(ctx context.Context, w *migrationzk.Writer, plan dualwrite.Plan, id, epoch int32) (int64, error) {
+	s, err := tenure(ctx, w, id, epoch)
+	if err != nil {
+		return 0, err
 	}
 	c, err := dualwrite.New(w)
 	if err != nil {
-		return err
+		return 0, err
+	}
+	b := c.Batch()
+	if err := plan.AddTo(b); err != nil {
+		return 0, err
 	}
 	s.KRaftMetadataOffset = max(s.KRaftMetadataOffset, 1200) + 3
-	s, _, err = c.Batch().
-		UpdatePartitions("orders", map[int32]dualwrite.PartitionState{1: {Leader: 3, LeaderEpoch: 1, ISR: []int32{3, 1}}}).
-		WriteConfigs(ordersConfig, map[string]string{"retention.ms": "3600000", "cleanup.policy": "delete"}).
-		WriteACLs(ordersACLs, []znode.ACLEntry{aliceReads, bobWrites}).
-		Apply(ctx, s)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(sb.stdout, "KRaft controller %d (epoch %d) took over and mirrored a delta: orders-1 has a new leader, topics/orders a new retention.ms, and User:bob may write to orders. Checkpoint at offset %d.\n",
-		deltaControllerID, deltaEpoch, s.KRaftMetadataOffset)
-	return nil
+	s, _, err = b.Apply(ctx, s)
+	return s.KRaftMetadataOffset, err
 }
 
-// openZK connects to the servers of a --zk (its chroot is kafkaRoot, which
-// the Writer is given instead).
-func openZK(ctx context.Context, addr string) (*zk.Conn, error) {
-	servers, _, _ := strings.Cut(addr, "/")
-	return zkconn.Open(ctx, strings.Split(servers, ","), 10*time.Second)
+// readCluster returns a Writer under root and the image of the cluster
+// it reads there.
+func readCluster(ctx context.Context, conn *zk.Conn, root string) (*migrationzk.Writer, dualwrite.Image, error) {
+	w, err := migrationzk.New(conn, migrationzk.WithRoot(root))
+	if err != nil {
+		return nil, dualwrite.Image{}, err
+	}
+	c, err := dualwrite.New(w)
+	if err != nil {
+		return nil, dualwrite.Image{}, err
+	}
+	img, err := c.Read(ctx, nil)
+	return w, img, err
 }

@@ -18,17 +18,16 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// Scan sizes. Topics' partitions are listed a page of topics at a time,
-// and partition states read in chunks, each with its own step timeout, so
-// that the time limit applies to a bounded amount of work and progress can
-// be shown.
-const (
-	topicsPerPage = 500
-	readsPerChunk = 2000
-)
+// readsPerChunk is how many partition states a scan reads at once.
+// Topics' partitions are listed a page of topics (dualwrite.TopicsPerPage,
+// as dualwrite's Read pages them) at a time, and partition states read in
+// chunks, each with its own step timeout, so that the time limit applies
+// to a bounded amount of work and progress can be shown.
+const readsPerChunk = 2000
 
 // Partition is a partition and the controller epoch its state carries.
 type Partition struct {
@@ -242,7 +241,7 @@ func (s *scanner) listTopics(ctx context.Context) ([]string, error) {
 // time, in topic and numeric partition order.
 func (s *scanner) listAllPartitions(ctx context.Context, topics []string) ([]job, error) {
 	var jobs []job
-	page := s.pace.size(topicsPerPage)
+	page := s.pace.size(dualwrite.TopicsPerPage)
 	for first := 0; first < len(topics); first += page {
 		part := topics[first:min(first+page, len(topics))]
 		pj, err := s.listPartitions(ctx, part)

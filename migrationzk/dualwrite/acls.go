@@ -41,23 +41,21 @@ func (p ResourcePattern) path() (aclPath, prefix string, change []byte, err erro
 	return "", "", nil, invalidf("resource pattern type %q, pattern type %q: want %q or %q", p.Type, p.PatternType, znode.PatternLiteral, znode.PatternPrefixed)
 }
 
-// WriteACLs makes the ACL znode of pattern hold exactly entries (an empty
-// set deletes it, as Kafka deletes a resource none of whose ACLs remain),
-// creating the parents Kafka's migration never creates, and notifies
-// ZooKeeper-mode authorizers in the same transaction; an unchanged set
-// writes nothing and notifies nobody.
+// WriteACLs applies [Batch.WriteACLs] alone.
 func (c *Client) WriteACLs(ctx context.Context, s migrationzk.State, pattern ResourcePattern, entries []znode.ACLEntry) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().WriteACLs(pattern, entries))
 }
 
-// DeleteACLs deletes the ACL znode of pattern, notifying ZooKeeper-mode
-// authorizers in the same transaction; one that is gone is no error and
-// notifies nobody.
+// DeleteACLs applies [Batch.DeleteACLs] alone.
 func (c *Client) DeleteACLs(ctx context.Context, s migrationzk.State, pattern ResourcePattern) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().DeleteACLs(pattern))
 }
 
-// WriteACLs records WriteACLs' change.
+// WriteACLs records the change that makes the ACL znode of pattern hold
+// exactly entries (an empty set deletes it, as Kafka deletes a resource
+// none of whose ACLs remain), creating the parents Kafka's migration never
+// creates, and notifies ZooKeeper-mode authorizers in the same
+// transaction; an unchanged set writes nothing and notifies nobody.
 func (b *Batch) WriteACLs(pattern ResourcePattern, entries []znode.ACLEntry) *Batch {
 	if len(entries) == 0 {
 		return b.DeleteACLs(pattern)
@@ -83,7 +81,9 @@ func (b *Batch) WriteACLs(pattern ResourcePattern, entries []znode.ACLEntry) *Ba
 	}, err)
 }
 
-// DeleteACLs records DeleteACLs' change.
+// DeleteACLs records the change that deletes the ACL znode of pattern,
+// notifying ZooKeeper-mode authorizers in the same transaction; one that
+// is gone is no error and notifies nobody.
 func (b *Batch) DeleteACLs(pattern ResourcePattern) *Batch {
 	aclPath, prefix, change, err := pattern.path()
 	return b.add(func(v *view, _ migrationzk.State) bool {

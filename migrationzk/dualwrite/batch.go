@@ -29,9 +29,11 @@ type change func(v *view, s migrationzk.State) bool
 
 // Batch gathers the changes of one KRaft delta, to be applied by Apply in
 // one fenced transaction (more when the size limit splits it) that moves
-// the checkpoint. Its methods record a change and return the Batch; an
-// invalid change makes Apply fail without writing anything. A Batch is
-// not safe for concurrent use.
+// the checkpoint. Its methods record a change and return the Batch; each
+// method's doc states what its change writes and refuses, and the Client
+// method of the same name applies that change alone. An invalid change
+// makes Apply fail without writing anything. A Batch is not safe for
+// concurrent use.
 type Batch struct {
 	c       *Client
 	changes []change
@@ -125,7 +127,7 @@ func (b *Batch) checkpoint(ctx context.Context, s migrationzk.State) (migrationz
 	if err != nil {
 		return s, err
 	}
-	if m, err := znode.DecodeMigration(zs[0].Data); err == nil && zs[0].Version == s.MigrationZkVersion && m == checkpointOf(s) {
+	if m, err := znode.DecodeMigration(zs[0].Data); err == nil && zs[0].Version == s.MigrationZkVersion && m == s.Checkpoint() {
 		return s, nil
 	}
 	return b.c.w.Update(ctx, s)

@@ -9,7 +9,10 @@ import (
 // Client writes KRaft metadata changes into ZooKeeper through a
 // migrationzk.Writer, as Kafka's migration clients do. Each method takes
 // the State the last call returned and returns the State ZooKeeper holds,
-// the checkpoint s written by the change's transaction. It is safe for
+// the checkpoint s written by the change's transaction. Each write
+// method (CreateTopic, WriteConfigs, ...) applies the change of the Batch
+// method of the same name alone, as a Batch of one change; the Batch
+// method states what the change writes and refuses. It is safe for
 // concurrent use as far as its Writer is, though a migration driver calls
 // it from one goroutine.
 //

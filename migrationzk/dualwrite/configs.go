@@ -58,26 +58,24 @@ func (r ConfigResource) entity() (znode.ConfigEntity, error) {
 	return znode.ConfigEntity{}, invalidf("config resource type %q: want %q or %q", r.Type, TopicConfig, BrokerConfig)
 }
 
-// WriteConfigs makes resource's config znode hold exactly configs, and
-// notifies ZooKeeper-mode brokers (/config/changes) in the same
-// transaction. Configs ZooKeeper holds already write nothing and notify
-// nobody. Password configs are given in plain text: a Client built
-// WithPasswordEncoder encodes them as Kafka does and compares them
-// decoded; one without writes them as given, as Kafka without
-// password.encoder.secret does. A password config whose value is
-// RedactedValue is refused with a *SecretError before anything is sent.
+// WriteConfigs applies [Batch.WriteConfigs] alone.
 func (c *Client) WriteConfigs(ctx context.Context, s migrationzk.State, resource ConfigResource, configs map[string]string) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().WriteConfigs(resource, configs))
 }
 
-// DeleteConfigs deletes resource's config znode, notifying ZooKeeper-mode
-// brokers in the same transaction; a znode that is gone is no error and
-// notifies nobody.
+// DeleteConfigs applies [Batch.DeleteConfigs] alone.
 func (c *Client) DeleteConfigs(ctx context.Context, s migrationzk.State, resource ConfigResource) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().DeleteConfigs(resource))
 }
 
-// WriteConfigs records WriteConfigs' change.
+// WriteConfigs records the change that makes resource's config znode hold
+// exactly configs, and notifies ZooKeeper-mode brokers (/config/changes)
+// in the same transaction. Configs ZooKeeper holds already write nothing
+// and notify nobody. Password configs are given in plain text: a Client
+// built WithPasswordEncoder encodes them as Kafka does and compares them
+// decoded; one without writes them as given, as Kafka without
+// password.encoder.secret does. A password config whose value is
+// RedactedValue is refused with a *SecretError before anything is sent.
 func (b *Batch) WriteConfigs(resource ConfigResource, configs map[string]string) *Batch {
 	e, err := resource.entity()
 	if err == nil {
@@ -98,7 +96,9 @@ func (b *Batch) WriteConfigs(resource ConfigResource, configs map[string]string)
 	}, err)
 }
 
-// DeleteConfigs records DeleteConfigs' change.
+// DeleteConfigs records the change that deletes resource's config znode,
+// notifying ZooKeeper-mode brokers in the same transaction; a znode that
+// is gone is no error and notifies nobody.
 func (b *Batch) DeleteConfigs(resource ConfigResource) *Batch {
 	e, err := resource.entity()
 	return b.add(func(v *view, _ migrationzk.State) bool {
@@ -216,21 +216,24 @@ func (d *differ) configs(current, desired map[ConfigResource]map[string]string) 
 	less := func(a, b ConfigResource) bool { return a.Type < b.Type || a.Type == b.Type && a.Name < b.Name }
 	for _, r := range sortedKeys(all, less) {
 		want, have := desired[r], current[r]
-		if r.Type == TopicConfig && d.replaced[r.Name] {
-			have = nil // deleted with the topic, and created empty
+		replaced := r.Type == TopicConfig && d.replaced[r.Name]
+		if replaced && len(want) == 0 || !replaced && maps.Equal(want, have) {
+			continue // a replaced topic's config is deleted with it, and created empty
 		}
-		if maps.Equal(want, have) {
-			continue
+		fieldsOf := fieldChanges
+		if replaced {
+			fieldsOf = rewrittenFields // every key is written again
 		}
+		fields := fieldsOf(nil, configValues(have), configValues(want))
 		subject, path := fmt.Sprintf("%s %q", r.Type, r.Name), ""
 		if e, err := r.entity(); err == nil {
 			subject, path = e.EntityPath(), e.Path()
 		}
 		if len(want) == 0 {
-			d.add(Change{Kind: ChangeDeleteConfigs, Subject: subject, Fields: fieldChanges(nil, configValues(have), nil), add: func(b *Batch) { b.DeleteConfigs(r) }}, path)
+			d.add(Change{Kind: ChangeDeleteConfigs, Subject: subject, Fields: fields, add: func(b *Batch) { b.DeleteConfigs(r) }}, path)
 			continue
 		}
-		d.add(Change{Kind: ChangeWriteConfigs, Subject: subject, Fields: fieldChanges(nil, configValues(have), configValues(want)), add: func(b *Batch) { b.WriteConfigs(r, want) }}, path)
+		d.add(Change{Kind: ChangeWriteConfigs, Subject: subject, Fields: fields, add: func(b *Batch) { b.WriteConfigs(r, want) }}, path)
 	}
 }
 

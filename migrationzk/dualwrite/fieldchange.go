@@ -38,6 +38,11 @@ type FieldChange struct {
 	// or a SCRAM credential. Old and New are then SecretValue where set,
 	// never the value: a Change says that a secret changed, not to what.
 	Secret bool `json:"secret,omitempty"`
+	// Rewritten marks a value that does not change but is written again,
+	// because the change recreates what holds it: a key of the config of
+	// a topic a ChangeReplaceTopic deletes and creates anew. Old and New
+	// are then equal.
+	Rewritten bool `json:"rewritten,omitempty"`
 }
 
 // SecretValue stands for the value of a secret field (FieldChange.Secret).
@@ -50,7 +55,10 @@ func (f FieldChange) String() string {
 	if f.Partition != nil {
 		name = fmt.Sprintf("partition %d %s", *f.Partition, f.Field)
 	}
-	if f.Secret && f.Old != nil && f.New != nil {
+	switch {
+	case f.Rewritten:
+		return fmt.Sprintf("%s: %s (unchanged, rewritten with the recreated topic)", name, orNoValue(f.New))
+	case f.Secret && f.Old != nil && f.New != nil:
 		return name + ": changed " + SecretValue
 	}
 	return fmt.Sprintf("%s: %s -> %s", name, orNoValue(f.Old), orNoValue(f.New))
@@ -102,6 +110,28 @@ func fieldChanges(partition *int32, old, new []fieldValue) []FieldChange {
 	for _, o := range old {
 		if _, hasNew := find(new, o.name); !hasNew {
 			emit(o, fieldValue{}, true, false)
+		}
+	}
+	return out
+}
+
+// rewrittenFields lists the values of new, each written again over old,
+// in the order of new, then those of old that new lacks: old -> new where
+// they differ, and the unchanged ones marked Rewritten.
+func rewrittenFields(partition *int32, old, new []fieldValue) []FieldChange {
+	changed := fieldChanges(partition, old, new)
+	out := make([]FieldChange, 0, len(new)+len(changed))
+	for _, n := range new {
+		if i := slices.IndexFunc(changed, func(f FieldChange) bool { return f.Field == n.name }); i >= 0 {
+			out = append(out, changed[i])
+			continue
+		}
+		v := shown(n.value, n.secret)
+		out = append(out, FieldChange{Field: n.name, Partition: partition, Old: v, New: v, Secret: n.secret, Rewritten: true})
+	}
+	for _, f := range changed {
+		if f.New == nil {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -2,10 +2,12 @@ package dualwrite_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/internal/must"
+	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
@@ -463,7 +466,14 @@ var (
 	readAll    = []znode.ACLEntry{{Principal: "User:alice", PermissionType: znode.PermissionAllow, Operation: znode.OperationRead, Host: "*"}}
 	token      = znode.DelegationToken{TokenID: "tok1", Owner: "User:alice", TokenRequester: "User:alice",
 		Renewers: []string{"User:bob"}, IssueTimestamp: 0, MaxTimestamp: 100, ExpiryTimestamp: 1000}
-	credential = znode.ScramCredential{Salt: []byte("salt"), StoredKey: []byte("stored"), ServerKey: []byte("server"), Iterations: 8192}
+	credential   = znode.ScramCredential{Salt: []byte("salt"), StoredKey: []byte("stored"), ServerKey: []byte("server"), Iterations: 8192}
+	topicOrders  = dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "orders"}
+	bobQuota     = dualwrite.QuotaEntity{User: "bob"}
+	clientQuota  = dualwrite.QuotaEntity{ClientID: "app"}
+	writeBob     = znode.ACLEntry{Principal: "User:bob", PermissionType: znode.PermissionAllow, Operation: znode.OperationWrite, Host: "*"}
+	otherUUID    = znode.Uuid{MostSignificantBits: 1, LeastSignificantBits: 2}
+	sha512       = znode.ScramCredential{Salt: []byte("salt2"), StoredKey: []byte("stored2"), ServerKey: []byte("server2"), Iterations: 4096}
+	producerNext = znode.MigrationProducerIDBlock(6000)
 )
 
 // topicBytes is the topic znode of t.
@@ -478,4 +488,221 @@ func topicBytes(t dualwrite.Topic) []byte {
 // sortedPartitions returns t's partition ids in ascending order.
 func sortedPartitions(t dualwrite.Topic) []int32 {
 	return slices.Sorted(maps.Keys(t.Partitions))
+}
+
+// fullImage returns an image with something of every domain: two topics,
+// topic and broker configs, quotas and SCRAM credentials, two ACL sets, a
+// delegation token and a producer-id block. Each call returns new maps.
+func fullImage() dualwrite.Image {
+	img := dualwrite.NewImage()
+	img.Topics["orders"] = topic("orders", 2)
+	img.Topics["payments"] = topic("payments", 1)
+	img.Configs[topicOrders] = map[string]string{"retention.ms": "1000", "cleanup.policy": "compact"}
+	img.Configs[brokerOne] = map[string]string{"log.retention.hours": "1"}
+	img.ClientQuotas[aliceQuota] = map[string]float64{"producer_byte_rate": 1024}
+	img.ClientQuotas[clientQuota] = map[string]float64{"consumer_byte_rate": 2048}
+	img.Scram["alice"] = map[string]znode.ScramCredential{znode.ScramSHA256: credential}
+	img.ACLs[literalFoo] = []znode.ACLEntry{readAll[0], writeBob}
+	img.ACLs[prefixBar] = readAll
+	img.DelegationTokens["tok1"] = token
+	block := producerNext
+	img.ProducerIDBlock = &block
+	return img
+}
+
+// planLines lists a plan's changes as Plan.String prints them, without
+// the counts line.
+func planLines(p dualwrite.Plan) []string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(p.String()), "\n") {
+		if !strings.HasPrefix(l, "    ") {
+			lines = append(lines, l)
+		}
+	}
+	return lines[:len(lines)-1]
+}
+
+// editTopic returns a mutation that replaces a topic of an image.
+func editTopic(name string, edit func(*dualwrite.Topic)) func(*dualwrite.Image) {
+	return func(img *dualwrite.Image) {
+		t := img.Topics[name]
+		t.Partitions = maps.Clone(t.Partitions)
+		edit(&t)
+		img.Topics[name] = t
+	}
+}
+
+// checkJSONRoundTrip checks that p's JSON holds its values, decodes to
+// the same changes, and that the decoded plan still cannot be applied.
+func checkJSONRoundTrip(t *testing.T, p dualwrite.Plan) {
+	t.Helper()
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back dualwrite.Plan
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.String() != p.String() {
+		t.Fatalf("decoded plan prints\n%s\nwant\n%s", back, p)
+	}
+	for i, c := range back.Changes {
+		if !reflect.DeepEqual(c.Fields, p.Changes[i].Fields) {
+			t.Fatalf("change %d: decoded fields %+v, want %+v", i, c.Fields, p.Changes[i].Fields)
+		}
+	}
+	if err := back.AddTo(&dualwrite.Batch{}); !errors.Is(err, dualwrite.ErrNotPlanned) {
+		t.Fatalf("AddTo of a decoded plan: %v, want ErrNotPlanned", err)
+	}
+}
+
+// createAll creates path holding data, and its missing parents with null
+// data, through the test's session.
+func (c *cluster) createAll(path string, data []byte) {
+	c.t.Helper()
+	for i := 1; i < len(path); i++ {
+		if path[i] == '/' && c.version(path[:i]) == -1 {
+			c.create(path[:i], nil)
+		}
+	}
+	if c.version(path) == -1 {
+		c.create(path, data)
+	} else if _, err := c.admin.Set(c.p(path), data, -1); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// wantData fails unless path holds want, and returns it.
+func (c *cluster) wantData(path, want string) []byte {
+	c.t.Helper()
+	data, _, ok := c.get(path)
+	if !ok || string(data) != want {
+		c.t.Fatalf("%s holds %q (present %v), want %q", path, data, ok, want)
+	}
+	return data
+}
+
+// Tests named TestKafka... reproduce Kafka 3.9's own expectations of its
+// migration clients (ZkMigrationClientTest, ZkConfigMigrationClientTest,
+// ZkAclMigrationClientTest, KafkaZkClientTest, ZkMigrationIntegrationTest)
+// against a real ZooKeeper. Kafka's harness starts, as newCluster does,
+// with /migration at version 0 and a claimed /controller_epoch at version
+// 1. Kafka's tests call its migration clients one at a time, each call one
+// fenced request per znode; the /migration versions they assert are those
+// of one transaction per call, as ours, unless a test's comment says
+// otherwise.
+//
+// Tests named TestDefect... (and TestSyncDefect...) each show one way
+// Kafka 3.9's migration clients go wrong, with the Kafka-shaped client
+// below, next to the same situation through dualwrite, which must get it
+// right. The Kafka-shaped client reproduces the write sequences of Kafka
+// 3.9's ZkTopicMigrationClient, ZkConfigMigrationClient,
+// ZkAclMigrationClient and ZkMigrationClient, request for request, with
+// the raw go-zookeeper client: its requests are here, each domain's
+// writes in that domain's test file (kafkaShapedCreateTopic in
+// topics_test.go, kafkaShapedWriteConfigs in configs_test.go, and so on).
+// Nothing in it is used for anything else.
+
+// kafkaShaped writes as a Kafka 3.9 KRaft controller does: every request
+// in its own fenced multi, notifications as plain creates after it. s is
+// its in-memory ZkMigrationLeadershipState.
+type kafkaShaped struct {
+	c    *cluster
+	conn *zk.Conn
+	s    migrationzk.State
+}
+
+// kafkaShapedClient writes through the cluster's writer session from
+// state s, which holds the fence the cluster's claim gave.
+func (c *cluster) kafkaShapedClient(s migrationzk.State) *kafkaShaped {
+	return &kafkaShaped{c: c, conn: c.conn, s: s}
+}
+
+// kafkaShapedMulti is one fenced request: [Check /controller_epoch, Check
+// /migration, op], or on the call's last request [Check /controller_epoch,
+// SetData /migration = s at its version, op]. On the last, the version
+// kept is the new one when the SetData succeeded, else the one sent.
+func (k *kafkaShaped) kafkaShapedMulti(op any, last bool) error {
+	reqs := []any{&zk.CheckVersionRequest{Path: k.c.p("/controller_epoch"), Version: k.s.ZkControllerEpochZkVersion}}
+	if last {
+		m := znode.Migration{KRaftMetadataOffset: k.s.KRaftMetadataOffset, KRaftControllerID: k.s.KRaftControllerID,
+			KRaftMetadataEpoch: k.s.KRaftMetadataEpoch, KRaftControllerEpoch: k.s.KRaftControllerEpoch}
+		reqs = append(reqs, &zk.SetDataRequest{Path: k.c.p("/migration"), Data: m.Encode(), Version: k.s.MigrationZkVersion})
+	} else {
+		reqs = append(reqs, &zk.CheckVersionRequest{Path: k.c.p("/migration"), Version: k.s.MigrationZkVersion})
+	}
+	res, err := k.conn.Multi(append(reqs, op)...)
+	if last && err == nil {
+		k.s.MigrationZkVersion = res[1].Stat.Version
+	}
+	return err
+}
+
+// kafkaShapedCreate is a create inside a fenced request, with the ACL of
+// an unsecured cluster.
+func (k *kafkaShaped) kafkaShapedCreate(p string, data []byte) *zk.CreateRequest {
+	return &zk.CreateRequest{Path: k.c.p(p), Data: data, Acl: zk.WorldACL(zk.PermAll)}
+}
+
+// kafkaShapedResend sends a plain create until ZooKeeper answers, resent
+// unchanged after a lost connection as Kafka's
+// retryRequestsUntilConnected resends it.
+func (k *kafkaShaped) kafkaShapedResend(p string, data []byte, flags int32, acl []zk.ACL) error {
+	var err error
+	for attempt := 0; attempt < 10; attempt++ {
+		if _, err = k.conn.Create(k.c.p(p), data, flags, acl); !zkerr.Retryable(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// kafkaShapedCreateRecursive is createRecursive: the path and its missing
+// parents, null data, NodeExists taken for success.
+func (k *kafkaShaped) kafkaShapedCreateRecursive(p string, acl func(string) []zk.ACL) {
+	k.c.t.Helper()
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if err := k.kafkaShapedResend(p[:i], nil, 0, acl(p[:i])); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			k.c.t.Fatalf("createRecursive %s: %v", p[:i], err)
+		}
+	}
+}
+
+// domainRows are one domain's rows of the tables that the checks common to
+// every domain run: TestInvalidChangesWriteNothing (invalid and refused),
+// TestNewNamesFollowKafka (newNames), TestUndecodableZnodeInTheWay
+// (undecodable), TestDiffDomains (diff) and TestDiffShowsValues (values).
+// Each domain's test file makes its own (topicRows in topics_test.go, and
+// so on); domains lists them all.
+type domainRows struct {
+	invalid     []invalid
+	refused     []namedInvalid
+	newNames    []newName
+	undecodable []undecodable
+	diff        []diffCase
+	values      []valuesCase
+}
+
+// domains returns the rows of every domain, in the order Read reads them.
+func domains() []domainRows {
+	return []domainRows{topicRows(), partitionRows(), configRows(), quotaRows(), aclRows(), tokenRows(), producerIDRows()}
+}
+
+// everyDomain gathers one table's rows, which rows picks, from every
+// domain.
+func everyDomain[R any](rows func(domainRows) []R) []R {
+	var all []R
+	for _, d := range domains() {
+		all = append(all, rows(d)...)
+	}
+	return all
+}
+
+// withPartition returns a topic named name with the one partition id.
+func withPartition(name string, id int32) dualwrite.Topic {
+	return dualwrite.Topic{Name: name, Partitions: map[int32]dualwrite.Partition{id: topic("x", 1).Partitions[0]}}
 }

@@ -3,7 +3,7 @@ package dualwrite_test
 import (
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 )
 
 // Fault: reply lost after commit and request lost, over SASL GSSAPI
@@ -12,18 +12,12 @@ import (
 // change lands exactly once, whole, as a fault-free run lands it, and the
 // State carries the /migration version ZooKeeper holds.
 func TestKerberosBatch(t *testing.T) {
-	realm := zktest.StartRealm(t)
-	srv := zktest.Start(t, zktest.WithKerberos(realm), zktest.WithSASLEnforced())
-	newC := func(t *testing.T) *cluster { return newTLSCluster(t, srv) }
+	_, srv := securitytest.Kerberos(t)
+	var calls []call
 	for _, cl := range append(topicCalls(), otherCalls()...) {
-		if cl.name != "Batch" && cl.name != "CreateTopic" {
-			continue
-		}
-		for _, f := range faultKinds() {
-			if f.fenced {
-				continue // a rival is no matter of the transport
-			}
-			t.Run(cl.name+"/"+f.name, func(t *testing.T) { runFault(t, cl, f, newC) })
+		if cl.name == "Batch" || cl.name == "CreateTopic" {
+			calls = append(calls, cl)
 		}
 	}
+	transportFaults(t, srv, calls)
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// mirrorDelta is the README's "Mirroring a delta". TestMirrorDeltaInReadme
-// keeps the two the same.
+// mirrorDelta is "Mirroring a delta" in the library reference,
+// docs/library.md. TestMirrorDeltaInLibraryReference keeps the two the
+// same.
 func mirrorDelta(ctx context.Context, w *migrationzk.Writer, s migrationzk.State, id znode.Uuid) (migrationzk.State, error) {
 	c, err := dualwrite.New(w)
 	if err != nil {
@@ -46,8 +47,8 @@ func mirrorDelta(ctx context.Context, w *migrationzk.Writer, s migrationzk.State
 	return s, err
 }
 
-// Fault: none. The README's delta lands as it says; run again, it ends
-// the same, without a second notification.
+// Fault: none. The library reference's delta lands as it says; run
+// again, it ends the same, without a second notification.
 func TestMirrorDelta(t *testing.T) {
 	c := newCluster(t)
 	id := znode.Uuid{MostSignificantBits: 0x0123456789abcdef, LeastSignificantBits: 0x0fedcba987654321}
@@ -77,23 +78,23 @@ func TestMirrorDelta(t *testing.T) {
 	}
 }
 
-// Fault: none. The README shows mirrorDelta's code as it is here.
-func TestMirrorDeltaInReadme(t *testing.T) {
+// Fault: none. The library reference shows mirrorDelta's code as it is here.
+func TestMirrorDeltaInLibraryReference(t *testing.T) {
 	src, err := os.ReadFile("mirror_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	reference, err := os.ReadFile("../../docs/library.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	code := string(src)
 	from := strings.Index(code, "func mirrorDelta(")
-	to := strings.Index(code, "\n// Fault: none. The README's delta")
+	to := strings.Index(code, "\n// Fault: none. The library reference's delta")
 	if from < 0 || to < 0 {
 		t.Fatal("mirrorDelta not found")
 	}
-	if !strings.Contains(string(readme), code[from:to]) {
-		t.Fatal("README.md does not show mirrorDelta as mirror_test.go has it")
+	if !strings.Contains(string(reference), code[from:to]) {
+		t.Fatal("docs/library.md does not show mirrorDelta as mirror_test.go has it")
 	}
 }

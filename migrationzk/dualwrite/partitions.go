@@ -44,29 +44,26 @@ type PartitionState struct {
 // one, and none for a partition of desired without one.
 func (p Partition) HasState() bool { return !p.noState }
 
-// CreatePartitions creates the given partitions of an existing topic, each
-// with its state; partitions that exist get the given state if it differs.
-// A partition without a state (HasState) is left as it is.
-// A topic ZooKeeper lacks fails the call, and nothing is written.
+// CreatePartitions applies [Batch.CreatePartitions] alone.
 func (c *Client) CreatePartitions(ctx context.Context, s migrationzk.State, topic string, parts map[int32]Partition) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().CreatePartitions(topic, parts))
 }
 
-// UpdatePartitions writes the leader and ISR of partitions of a topic; a
-// partition ZooKeeper lacks is created with it, a topic it lacks fails the
-// call, and nothing is written. Each leader and ISR is checked against
-// the replicas the topic znode assigns, as the Batch leaves it.
+// UpdatePartitions applies [Batch.UpdatePartitions] alone.
 func (c *Client) UpdatePartitions(ctx context.Context, s migrationzk.State, topic string, states map[int32]PartitionState) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().UpdatePartitions(topic, states))
 }
 
-// DeletePartitions deletes partitions of a topic, each state first.
-// Partitions that are gone are no error.
+// DeletePartitions applies [Batch.DeletePartitions] alone.
 func (c *Client) DeletePartitions(ctx context.Context, s migrationzk.State, topic string, ids []int32) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().DeletePartitions(topic, ids))
 }
 
-// CreatePartitions records CreatePartitions' change.
+// CreatePartitions records the change that creates the given partitions of
+// an existing topic, each with its state; partitions that exist get the
+// given state if it differs. A partition without a state (HasState) is
+// left as it is. A topic ZooKeeper lacks, unless a change recorded before
+// creates it, fails Apply, and nothing is written.
 func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch {
 	parts = maps.Clone(parts) // recorded as they are now
 	all := sortedIDs(parts)
@@ -92,7 +89,11 @@ func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch
 	}, err)
 }
 
-// UpdatePartitions records UpdatePartitions' change.
+// UpdatePartitions records the change that writes the leader and ISR of
+// partitions of a topic; a partition ZooKeeper lacks is created with it, a
+// topic it lacks fails Apply, and nothing is written. Each leader and ISR
+// is checked against the replicas the topic znode assigns, as the Batch
+// leaves it.
 func (b *Batch) UpdatePartitions(topic string, states map[int32]PartitionState) *Batch {
 	states = maps.Clone(states) // recorded as they are now
 	ids := sortedIDs(states)
@@ -116,7 +117,8 @@ func (b *Batch) UpdatePartitions(topic string, states map[int32]PartitionState) 
 	}, err)
 }
 
-// DeletePartitions records DeletePartitions' change.
+// DeletePartitions records the change that deletes partitions of a topic,
+// each state first. Partitions that are gone are no error.
 func (b *Batch) DeletePartitions(topic string, ids []int32) *Batch {
 	err := checkName("topic", topic)
 	if err == nil {

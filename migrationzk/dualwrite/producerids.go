@@ -9,16 +9,16 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// WriteProducerID makes /latest_producer_id_block hold the block Kafka's
-// migration writes for nextProducerID, [nextProducerID, nextProducerID +
-// 999] claimed by broker -1, so that a ZooKeeper-mode broker allocates its
-// next ids above every id KRaft gave out; an unchanged block writes
-// nothing.
+// WriteProducerID applies [Batch.WriteProducerID] alone.
 func (c *Client) WriteProducerID(ctx context.Context, s migrationzk.State, nextProducerID int64) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().WriteProducerID(nextProducerID))
 }
 
-// WriteProducerID records WriteProducerID's change.
+// WriteProducerID records the change that makes /latest_producer_id_block
+// hold the block Kafka's migration writes for nextProducerID,
+// [nextProducerID, nextProducerID + 999] claimed by broker -1, so that a
+// ZooKeeper-mode broker allocates its next ids above every id KRaft gave
+// out; an unchanged block writes nothing.
 func (b *Batch) WriteProducerID(nextProducerID int64) *Batch {
 	var err error
 	if nextProducerID < 0 || nextProducerID > math.MaxInt64-(znode.ProducerIDBlockSize-1) {

@@ -46,19 +46,19 @@ func (q QuotaEntity) configEntity() (znode.ConfigEntity, error) {
 	return znode.ConfigEntity{}, invalidf("empty quota entity")
 }
 
-// WriteClientQuotas makes entity's config znode hold the quotas (Kafka's
-// quota names, formatted as Kafka formats each) and, for a user, its SCRAM
-// credentials by mechanism, notifying ZooKeeper-mode brokers in the same
-// transaction. An entity without quotas or credentials keeps a znode with
-// an empty config, as Kafka keeps it. A credential without a salt, a
-// stored key or a server key is refused before anything is sent, and one
-// whose iteration count Kafka refuses unless ZooKeeper holds it already,
-// each with a *SecretError.
+// WriteClientQuotas applies [Batch.WriteClientQuotas] alone.
 func (c *Client) WriteClientQuotas(ctx context.Context, s migrationzk.State, entity QuotaEntity, quotas map[string]float64, scram map[string]znode.ScramCredential) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().WriteClientQuotas(entity, quotas, scram))
 }
 
-// WriteClientQuotas records WriteClientQuotas' change.
+// WriteClientQuotas records the change that makes entity's config znode
+// hold the quotas (Kafka's quota names, formatted as Kafka formats each)
+// and, for a user, its SCRAM credentials by mechanism, notifying
+// ZooKeeper-mode brokers in the same transaction. An entity without quotas
+// or credentials keeps a znode with an empty config, as Kafka keeps it. A
+// credential without a salt, a stored key or a server key is refused
+// before anything is sent, and one whose iteration count Kafka refuses
+// unless ZooKeeper holds it already, each with a *SecretError.
 func (b *Batch) WriteClientQuotas(entity QuotaEntity, quotas map[string]float64, scram map[string]znode.ScramCredential) *Batch {
 	e, err := entity.configEntity()
 	var want znode.Config

@@ -3,11 +3,8 @@ package dualwrite_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
@@ -144,62 +141,4 @@ func TestSyncUndecodable(t *testing.T) {
 	}
 	c.sync(at(s, 400), desired, dualwrite.OverwriteUndecodable())
 	c.converged(desired)
-}
-
-// seedTopics creates n topics of one partition through the test's
-// session, as a ZooKeeper-mode cluster holds them, many to a multi.
-func (c *cluster) seedTopics(n int) dualwrite.Image {
-	c.t.Helper()
-	img := dualwrite.NewImage()
-	var ops []any
-	flush := func() {
-		if _, err := c.admin.Multi(ops...); err != nil {
-			c.t.Fatal(err)
-		}
-		ops = ops[:0]
-	}
-	create := func(p string, data []byte) {
-		ops = append(ops, &zk.CreateRequest{Path: c.p(p), Data: data, Acl: zk.WorldACL(zk.PermAll)})
-	}
-	for i := 0; i < n; i++ {
-		t := topic(fmt.Sprintf("topic-%04d", i), 1)
-		img.Topics[t.Name] = t
-		st := t.Partitions[0].State
-		create(znode.TopicPath(t.Name), topicBytes(t))
-		create(znode.TopicPartitionsPath(t.Name), nil)
-		create(znode.PartitionPath(t.Name, 0), nil)
-		create(znode.PartitionStatePath(t.Name, 0), znode.PartitionState{ControllerEpoch: 1, Leader: st.Leader, ISR: st.ISR}.Encode())
-		if len(ops) >= 400 {
-			flush()
-		}
-	}
-	flush()
-	return img
-}
-
-// Fault: none. A tree of more topics than Read takes a page at a time
-// (1001 against 500) reads in three pages, each reported, and whole; a
-// Sync of the same image writes nothing.
-func TestReadPages(t *testing.T) {
-	c := newCluster(t)
-	want := c.seedTopics(1001)
-	var progress []dualwrite.ReadProgress
-	got, err := c.c.Read(testContext(t), func(p dualwrite.ReadProgress) { progress = append(progress, p) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantProgress := []dualwrite.ReadProgress{{Topics: 500, TopicsTotal: 1001, Partitions: 500},
-		{Topics: 1000, TopicsTotal: 1001, Partitions: 1000}, {Topics: 1001, TopicsTotal: 1001, Partitions: 1001}}
-	if !slices.Equal(progress, wantProgress) {
-		t.Fatalf("progress %+v, want %+v", progress, wantProgress)
-	}
-	if p := dualwrite.Diff(got, want); !p.Empty() || len(got.Topics) != 1001 {
-		t.Fatalf("read %d topics; differs:\n%s", len(got.Topics), p)
-	}
-	var synced []dualwrite.ReadProgress
-	c.faults.ResetCounts()
-	_, rep := c.sync(c.s, want, dualwrite.WithReadProgress(func(p dualwrite.ReadProgress) { synced = append(synced, p) }))
-	if !rep.Plan.Empty() || c.writeRequests() != 0 || !slices.Equal(synced, wantProgress) || rep.Partitions != 1001 {
-		t.Fatalf("Sync: %d writes, progress %+v, plan\n%s", c.writeRequests(), synced, rep.Plan)
-	}
 }

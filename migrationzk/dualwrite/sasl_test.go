@@ -3,7 +3,7 @@ package dualwrite_test
 import (
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 )
 
 // Fault: reply lost after commit and request lost, on a server that
@@ -12,15 +12,5 @@ import (
 // resent. The change lands exactly once, whole, as a fault-free run lands
 // it.
 func TestSASLEveryMethod(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
-	newC := func(t *testing.T) *cluster { return newTLSCluster(t, srv) }
-	calls := append(append(topicCalls(), configCalls()...), otherCalls()...)
-	for _, cl := range calls {
-		for _, f := range faultKinds() {
-			if f.fenced {
-				continue // a rival is no matter of the transport
-			}
-			t.Run(cl.name+"/"+f.name, func(t *testing.T) { runFault(t, cl, f, newC) })
-		}
-	}
+	transportFaults(t, securitytest.SASLDigest(t), allCalls())
 }

@@ -2,6 +2,7 @@ package dualwrite_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -386,4 +387,37 @@ func TestImageRedacted(t *testing.T) {
 	if len(red.Topics) != 1 || !dualwrite.Diff(red, red.Redacted()).Empty() {
 		t.Fatalf("redacted twice differs, or topics lost: %+v", red)
 	}
+}
+
+// Fault: none (pure). A password config or a SCRAM credential that
+// changes shows as changed, never with its value, in text or JSON.
+func TestDiffHidesSecrets(t *testing.T) {
+	current, desired := fullImage(), fullImage()
+	current.Configs[brokerOne]["listener.name.internal.ssl.keystore.password"] = "old-secret"
+	desired.Configs[brokerOne] = map[string]string{"log.retention.hours": "1",
+		"listener.name.internal.ssl.keystore.password": "new-secret", "ssl.key.password": "added-secret"}
+	desired.Scram["alice"] = map[string]znode.ScramCredential{znode.ScramSHA256: sha512, znode.ScramSHA512: sha512}
+	p := dualwrite.Diff(current, desired)
+	want := "write-configs brokers/1\n    listener.name.internal.ssl.keystore.password: changed (secret)\n" +
+		"    ssl.key.password: (none) -> (secret)\n" +
+		"write-client-quotas users/alice\n    SCRAM-SHA-256: changed (secret)\n    SCRAM-SHA-512: (none) -> (secret)\n"
+	text := p.String()
+	if !strings.HasPrefix(text, want) {
+		t.Fatalf("plan:\n%s\nwant\n%s", text, want)
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"old-secret", "new-secret", "added-secret", "salt", "stored", "server", "8192", "4096"} {
+		if strings.Contains(text, secret) || strings.Contains(string(data), secret) {
+			t.Fatalf("%q shows in the plan:\n%s\n%s", secret, text, data)
+		}
+	}
+	for _, f := range p.Changes[0].Fields {
+		if !f.Secret {
+			t.Fatalf("field %s is not marked secret", f.Field)
+		}
+	}
+	checkJSONRoundTrip(t, p)
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
-	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // SyncReport says what a Sync found and did.
@@ -38,6 +37,18 @@ func WithReadProgress(progress func(ReadProgress)) SyncOption {
 	return func(o *syncOptions) { o.progress = progress }
 }
 
+// buildSyncOptions applies opts; a nil one is invalid.
+func buildSyncOptions(opts []SyncOption) (syncOptions, error) {
+	var o syncOptions
+	for i, opt := range opts {
+		if opt == nil {
+			return o, invalidf("Sync: option %d is nil", i)
+		}
+		opt(&o)
+	}
+	return o, nil
+}
+
 // Sync makes ZooKeeper hold desired, as Kafka's full sync (handleSnapshot)
 // does when a KRaft controller takes over, and returns the State
 // ZooKeeper holds. It reads the tree (Read), plans what differs (Diff),
@@ -58,11 +69,9 @@ func WithReadProgress(progress func(ReadProgress)) SyncOption {
 // right Sync keeps its semantics: a quota entity ZooKeeper holds that
 // desired lacks keeps its znode with an empty config, and a config or ACL
 // set desired holds empty is deleted. Where it is wrong Sync does better:
-// partitions ZooKeeper lacks are created (Kafka sets their data: NoNode),
-// partitions are deleted state first (Kafka: NotEmpty), the producer-id
-// block is written only when it differs (Kafka rewrites it every sync),
-// and the plan lands in atomic transactions with the checkpoint last
-// (Kafka's independent requests each move the checkpoint).
+// deviations 14 to 16 of
+// https://github.com/kraftmigration/zkwriter/blob/main/docs/deviations.md,
+// besides those of every dual-write (6 to 13).
 //
 // Secrets follow the rules of every write (SecretError): a plan that
 // would write a redacted value, such as one of a redacted export's, fails
@@ -74,11 +83,13 @@ func WithReadProgress(progress func(ReadProgress)) SyncOption {
 // one without.
 //
 // On error the State is what ZooKeeper is known to hold, as Batch.Apply
-// returns it; the report holds what was read and planned.
+// returns it; the report holds what was read and planned. A nil option
+// fails the call before anything is read, with an error wrapping
+// migrationzk.ErrInvalidArgument.
 func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, opts ...SyncOption) (migrationzk.State, SyncReport, error) {
-	var o syncOptions
-	for _, opt := range opts {
-		opt(&o)
+	o, err := buildSyncOptions(opts)
+	if err != nil {
+		return s, SyncReport{}, err
 	}
 	if err := c.checkSecretForm(desired); err != nil {
 		return s, SyncReport{}, err
@@ -110,12 +121,6 @@ func (c *Client) Sync(ctx context.Context, s migrationzk.State, desired Image, o
 	rep.Results = res
 	rep.ApplyTime = time.Since(start) - rep.ReadTime
 	return st, rep, err
-}
-
-// checkpointOf is the content of /migration that s stands for.
-func checkpointOf(s migrationzk.State) znode.Migration {
-	return znode.Migration{KRaftMetadataOffset: s.KRaftMetadataOffset, KRaftControllerID: s.KRaftControllerID,
-		KRaftMetadataEpoch: s.KRaftMetadataEpoch, KRaftControllerEpoch: s.KRaftControllerEpoch}
 }
 
 // undecodablePaths returns img's undecodable paths as a set.

@@ -259,3 +259,20 @@ func TestSyncCancelledBeforeStart(t *testing.T) {
 	}
 	c.sameTree("after a cancelled Sync", before, c.tree())
 }
+
+// Fault: none. A nil option fails the Sync with ErrInvalidArgument
+// before it reads or writes anything.
+func TestSyncNilOptionReadsNothing(t *testing.T) {
+	c := newCluster(t)
+	before := c.tree()
+	c.faults.ResetCounts()
+	s := at(c.s, 200)
+	next, _, err := c.c.Sync(testContext(t), s, fullImage(), dualwrite.OverwriteUndecodable(), nil)
+	if !errors.Is(err, migrationzk.ErrInvalidArgument) || next != s {
+		t.Fatalf("got %+v, %v; want the State given and ErrInvalidArgument", next, err)
+	}
+	if n := c.faults.Requests(); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+	c.sameTree("after a Sync with a nil option", before, c.tree())
+}

@@ -3,6 +3,7 @@ package dualwrite_test
 import (
 	"testing"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -12,9 +13,19 @@ import (
 // once, whole, as a fault-free run over TLS lands it, and the State carries
 // the /migration version ZooKeeper holds.
 func TestTLSEveryMethod(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithTLS())
+	transportFaults(t, securitytest.TLS(t), allCalls())
+}
+
+// allCalls are every Client method and a Batch.
+func allCalls() []call {
+	return append(append(topicCalls(), configCalls()...), otherCalls()...)
+}
+
+// transportFaults runs each of calls on srv under each fault that is no
+// matter of a rival: a reply or a request lost, after which the client
+// reconnects through srv's security mechanism.
+func transportFaults(t *testing.T, srv *zktest.Server, calls []call) {
 	newC := func(t *testing.T) *cluster { return newTLSCluster(t, srv) }
-	calls := append(append(topicCalls(), configCalls()...), otherCalls()...)
 	for _, cl := range calls {
 		for _, f := range faultKinds() {
 			if f.fenced {

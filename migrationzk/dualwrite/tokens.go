@@ -9,21 +9,20 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// WriteDelegationToken makes the znode of token hold it (creating its
-// parents when missing); an unchanged token writes nothing. Kafka's
-// migration sends ZooKeeper-mode brokers no notification of tokens, and
-// neither does this.
+// WriteDelegationToken applies [Batch.WriteDelegationToken] alone.
 func (c *Client) WriteDelegationToken(ctx context.Context, s migrationzk.State, token znode.DelegationToken) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().WriteDelegationToken(token))
 }
 
-// DeleteDelegationToken deletes the znode of the token with id; one that
-// is gone is no error.
+// DeleteDelegationToken applies [Batch.DeleteDelegationToken] alone.
 func (c *Client) DeleteDelegationToken(ctx context.Context, s migrationzk.State, id string) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().DeleteDelegationToken(id))
 }
 
-// WriteDelegationToken records WriteDelegationToken's change.
+// WriteDelegationToken records the change that makes the znode of token
+// hold it (creating its parents when missing); an unchanged token writes
+// nothing. Kafka's migration sends ZooKeeper-mode brokers no notification
+// of tokens, and neither does this change.
 func (b *Batch) WriteDelegationToken(token znode.DelegationToken) *Batch {
 	err := checkToken(token)
 	return b.add(func(v *view, _ migrationzk.State) bool {
@@ -35,7 +34,8 @@ func (b *Batch) WriteDelegationToken(token znode.DelegationToken) *Batch {
 	}, err)
 }
 
-// DeleteDelegationToken records DeleteDelegationToken's change.
+// DeleteDelegationToken records the change that deletes the znode of the
+// token with id; one that is gone is no error.
 func (b *Batch) DeleteDelegationToken(id string) *Batch {
 	return b.add(func(v *view, _ migrationzk.State) bool {
 		return v.remove(znode.DelegationTokenPath(id))

@@ -34,41 +34,35 @@ type UnassignedPartition struct {
 	State *PartitionState
 }
 
-// CreateTopic makes ZooKeeper hold topic t as a ZooKeeper-mode controller
-// would have created it: the topic znode with its assignment and id, an
-// empty /config/topics/<t> unless one exists, and every partition with its
-// state; partitions ZooKeeper holds beyond t's (its Partitions and
-// Unassigned) are deleted, state first. A partition without a state
-// (HasState) gets none: it is in the topic znode only. Of what exists
-// already, only what differs is written. A topic ZooKeeper holds under
-// another id (or with an id when t has none) is left as it is, and the
-// error is a *TopicIDError naming both ids: ZooKeeper-mode brokers fail
-// the partitions of a topic whose id changes. A topic ZooKeeper holds
-// without an id gets t's. A topic ZooKeeper lacks must have a name Kafka
-// accepts for a new topic (at most 249 ASCII letters, digits, '.', '_'
-// and '-'; not "." or ".."); every partition must pass the rules of the
-// package doc.
+// CreateTopic applies [Batch.CreateTopic] alone.
 func (c *Client) CreateTopic(ctx context.Context, s migrationzk.State, t Topic) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().CreateTopic(t))
 }
 
-// UpdateTopic writes t's assignment and id (the topic znode) when they
-// differ from ZooKeeper's; its partitions are left to CreatePartitions and
-// UpdatePartitions, as Kafka's updateTopic leaves them. As Kafka's
-// updateTopic, it writes t's id even over another one; Diff plans such a
-// change as ChangeReplaceTopic, not through UpdateTopic. Its name is
-// checked as CreateTopic checks it, and its replica lists.
+// UpdateTopic applies [Batch.UpdateTopic] alone.
 func (c *Client) UpdateTopic(ctx context.Context, s migrationzk.State, t Topic) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().UpdateTopic(t))
 }
 
-// DeleteTopic deletes the topic and everything below it, children first,
-// and its config znode. A topic that is gone is no error.
+// DeleteTopic applies [Batch.DeleteTopic] alone.
 func (c *Client) DeleteTopic(ctx context.Context, s migrationzk.State, name string) (migrationzk.State, error) {
 	return c.apply(ctx, s, c.Batch().DeleteTopic(name))
 }
 
-// CreateTopic records CreateTopic's change.
+// CreateTopic records the change that makes ZooKeeper hold topic t as a
+// ZooKeeper-mode controller would have created it: the topic znode with
+// its assignment and id, an empty /config/topics/<t> unless one exists,
+// and every partition with its state; partitions ZooKeeper holds beyond
+// t's (its Partitions and Unassigned) are deleted, state first. A
+// partition without a state (HasState) gets none: it is in the topic znode
+// only. Of what exists already, only what differs is written. A topic
+// ZooKeeper holds under another id (or with an id when t has none) is left
+// as it is, and Apply's error is a *TopicIDError naming both ids:
+// ZooKeeper-mode brokers fail the partitions of a topic whose id changes.
+// A topic ZooKeeper holds without an id gets t's. A topic ZooKeeper lacks
+// must have a name Kafka accepts for a new topic (at most 249 ASCII
+// letters, digits, '.', '_' and '-'; not "." or ".."); every partition
+// must pass the rules of the package doc.
 func (b *Batch) CreateTopic(t Topic) *Batch {
 	t.Partitions = maps.Clone(t.Partitions) // recorded as it is now, as the topic znode is
 	t.Unassigned = maps.Clone(t.Unassigned)
@@ -103,7 +97,12 @@ func (b *Batch) CreateTopic(t Topic) *Batch {
 	}, err)
 }
 
-// UpdateTopic records UpdateTopic's change.
+// UpdateTopic records the change that writes t's assignment and id (the
+// topic znode) when they differ from ZooKeeper's; its partitions are left
+// to CreatePartitions and UpdatePartitions, as Kafka's updateTopic leaves
+// them. As Kafka's updateTopic, it writes t's id even over another one;
+// Diff plans such a change as ChangeReplaceTopic, not through UpdateTopic.
+// Its name is checked as CreateTopic checks it, and its replica lists.
 func (b *Batch) UpdateTopic(t Topic) *Batch {
 	want := topicZnode(t)
 	data := want.Encode()
@@ -114,7 +113,9 @@ func (b *Batch) UpdateTopic(t Topic) *Batch {
 	}, err)
 }
 
-// DeleteTopic records DeleteTopic's change.
+// DeleteTopic records the change that deletes the topic and everything
+// below it, children first, and its config znode. A topic that is gone is
+// no error.
 func (b *Batch) DeleteTopic(name string) *Batch {
 	return b.add(func(v *view, _ migrationzk.State) bool {
 		names, ok := v.childrenOf(znode.TopicPartitionsPath(name))
@@ -225,9 +226,10 @@ func isTopicNameChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
 }
 
-// topicsPerPage is how many topics Read takes at once: their znodes and
+// TopicsPerPage is how many topics Read takes at once: their znodes and
 // partition lists in one round, then their partitions' states in another.
-const topicsPerPage = 500
+// A tool that pages through the topics as Read does takes as many.
+const TopicsPerPage = 500
 
 // topics reads every topic with its partitions.
 func (r *imageReader) topics(ctx context.Context) error {
@@ -237,7 +239,7 @@ func (r *imageReader) topics(ctx context.Context) error {
 	}
 	r.done.TopicsTotal = len(names)
 	for len(names) > 0 {
-		page := names[:min(len(names), topicsPerPage)]
+		page := names[:min(len(names), TopicsPerPage)]
 		names = names[len(page):]
 		if err := r.topicPage(ctx, page); err != nil {
 			return err

@@ -10,6 +10,12 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
+// invalid is a change a Batch must refuse before anything is sent.
+type invalid struct {
+	name   string
+	change func(b *dualwrite.Batch) *dualwrite.Batch
+}
+
 // namedInvalid is an invalid change whose error must contain names: the
 // field at fault and its value.
 type namedInvalid struct {
@@ -17,127 +23,70 @@ type namedInvalid struct {
 	names string
 }
 
-// refusedBeforeSending lists changes that Kafka's controller refuses, or
-// that ZooKeeper-mode brokers cannot read back, and that are refused
-// without a read.
-func refusedBeforeSending() []namedInvalid {
-	return append(append(invalidReplicaChanges(), invalidUTF8Changes()...), invalidACLAndTokenChanges()...)
-}
-
-// partitionOf returns a topic named orders with the one partition 0.
-func partitionOf(replicas []int32, leader int32, isr []int32) dualwrite.Topic {
-	return dualwrite.Topic{Name: "orders", Partitions: map[int32]dualwrite.Partition{
-		0: {Replicas: replicas, State: dualwrite.PartitionState{Leader: leader, ISR: isr}}}}
-}
-
-// reassigning returns a topic named orders whose partition 0, on brokers
-// 1, 2 and 3, is being reassigned.
-func reassigning(adding, removing []int32) dualwrite.Topic {
-	t := partitionOf([]int32{1, 2, 3}, 1, []int32{1, 2, 3})
-	p := t.Partitions[0]
-	p.AddingReplicas, p.RemovingReplicas = adding, removing
-	t.Partitions[0] = p
-	return t
-}
-
-func invalidReplicaChanges() []namedInvalid {
-	create := func(t dualwrite.Topic) func(*dualwrite.Batch) *dualwrite.Batch {
-		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(t) }
-	}
-	createParts := func(t dualwrite.Topic) func(*dualwrite.Batch) *dualwrite.Batch {
-		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreatePartitions(t.Name, t.Partitions) }
-	}
-	update := func(isr ...int32) func(*dualwrite.Batch) *dualwrite.Batch {
-		return func(b *dualwrite.Batch) *dualwrite.Batch {
-			return b.UpdatePartitions("orders", map[int32]dualwrite.PartitionState{0: {Leader: 2, ISR: isr}})
+// Fault: none. Each invalid change fails its Batch with an error matching
+// migrationzk.ErrInvalidArgument, naming what is wrong where the row
+// says, before a request is sent: ZooKeeper is unchanged, /migration
+// included.
+func TestInvalidChangesWriteNothing(t *testing.T) {
+	c := newCluster(t)
+	all := []invalid{{"valid change before an invalid one", func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteProducerID(6000).DeleteTopic("") }}}
+	names := map[string]string{}
+	for _, d := range domains() {
+		all = append(all, d.invalid...)
+		for _, r := range d.refused {
+			all, names[r.name] = append(all, r.invalid), r.names
 		}
 	}
-	return []namedInvalid{
-		{invalid{"empty replica list", create(partitionOf([]int32{}, -1, nil))}, "partition 0: replicas []"},
-		{invalid{"nil replica list", create(partitionOf(nil, -1, nil))}, "partition 0: replicas []"},
-		{invalid{"replica listed twice", create(partitionOf([]int32{1, 2, 1}, 1, []int32{1}))}, "replicas [1 2 1]: broker 1"},
-		{invalid{"negative replica", create(partitionOf([]int32{1, -2}, 1, []int32{1}))}, "replicas [1 -2]: broker -2"},
-		{invalid{"empty replica list updated", func(b *dualwrite.Batch) *dualwrite.Batch {
-			return b.UpdateTopic(partitionOf(nil, -1, nil))
-		}}, "replicas []"},
-		{invalid{"created partition with a replica twice", createParts(partitionOf([]int32{3, 3}, 3, []int32{3}))}, "replicas [3 3]"},
-		{invalid{"leader outside the replicas", create(partitionOf([]int32{1, 2}, 4, []int32{1, 2}))}, "leader 4"},
-		{invalid{"leader 0 outside the replicas", create(partitionOf([]int32{1, 2}, 0, nil))}, "leader 0"},
-		{invalid{"leader -2", create(partitionOf([]int32{1, 2}, -2, nil))}, "leader -2"},
-		{invalid{"ISR outside the replicas", create(partitionOf([]int32{1, 2}, 1, []int32{1, 4}))}, "ISR [1 4]: broker 4"},
-		{invalid{"ISR broker twice", create(partitionOf([]int32{1, 2}, 1, []int32{1, 1}))}, "ISR [1 1]: broker 1"},
-		{invalid{"created partition's leader outside its replicas", createParts(partitionOf([]int32{1, 2}, 9, []int32{1}))}, "leader 9"},
-		{invalid{"updated ISR broker twice", update(2, 2)}, "ISR [2 2]: broker 2"},
-		{invalid{"adding replica outside the replicas", create(reassigning([]int32{4}, nil))}, "adding replicas [4]: broker 4"},
-		{invalid{"removing replica twice", create(reassigning(nil, []int32{3, 3}))}, "removing replicas [3 3]: broker 3"},
-		{invalid{"replica both added and removed", create(reassigning([]int32{3}, []int32{3}))}, "broker 3 is both"},
-		{invalid{"updated ISR negative broker", update(2, -1)}, "ISR [2 -1]: broker -1"},
+	for _, inv := range all {
+		t.Run(inv.name, func(t *testing.T) {
+			c := c.in(t)
+			before := c.tree()
+			c.faults.ResetCounts()
+			s, _, err := inv.change(c.c.Batch()).Apply(testContext(t), at(c.s, 400))
+			if !errors.Is(err, migrationzk.ErrInvalidArgument) {
+				t.Fatalf("got %v, want ErrInvalidArgument", err)
+			}
+			if !strings.Contains(err.Error(), names[inv.name]) {
+				t.Fatalf("got %v, want an error naming %s", err, names[inv.name])
+			}
+			if n := c.faults.Requests(); n != 0 {
+				t.Fatalf("%d requests sent (%v), want none: no read decides", n, c.faults.Counts())
+			}
+			if s.MigrationZkVersion != c.s.MigrationZkVersion {
+				t.Fatalf("State moved to /migration version %d", s.MigrationZkVersion)
+			}
+			c.sameTree("after an invalid change", before, c.tree())
+		})
 	}
 }
 
-func invalidUTF8Changes() []namedInvalid {
-	configs := func(r dualwrite.ConfigResource, cfg map[string]string) func(*dualwrite.Batch) *dualwrite.Batch {
-		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteConfigs(r, cfg) }
-	}
-	quotas := func(e dualwrite.QuotaEntity, q map[string]float64) func(*dualwrite.Batch) *dualwrite.Batch {
-		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteClientQuotas(e, q, nil) }
-	}
-	rate := map[string]float64{znode.QuotaConsumerByteRate: 1024}
-	return []namedInvalid{
-		{invalid{"topic deleted by a name not UTF-8", func(b *dualwrite.Batch) *dualwrite.Batch { return b.DeleteTopic("a\xffb") }}, `topic name "a\xffb"`},
-		{invalid{"config key not UTF-8", configs(brokerOne, map[string]string{"ok": "1", "log.\xff": "1"})}, `config key "log.\xff"`},
-		{invalid{"config value not UTF-8", configs(brokerOne, map[string]string{"ssl.key.password": "s3cr\xffet"})}, `config "ssl.key.password": the value`},
-		{invalid{"topic config of a topic not UTF-8", configs(dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "\xfe"}, nil)}, `topic name "\xfe"`},
-		{invalid{"quota user not UTF-8", quotas(dualwrite.QuotaEntity{User: "al\xffice"}, rate)}, `quota entity user "al\xffice"`},
-		{invalid{"quota client id not UTF-8", quotas(dualwrite.QuotaEntity{User: "alice", ClientID: "c\xff"}, rate)}, `quota entity client id "c\xff"`},
-		{invalid{"quota IP not UTF-8", quotas(dualwrite.QuotaEntity{IP: "10.0.0.\xff"}, nil)}, `quota entity IP "10.0.0.\xff"`},
-		{invalid{"quota of 0", quotas(aliceQuota, map[string]float64{znode.QuotaConsumerByteRate: 0})}, "quota consumer_byte_rate: value 0"},
-		{invalid{"negative quota", quotas(aliceQuota, map[string]float64{znode.QuotaRequestPercentage: -1.5})}, "quota request_percentage: value -1.5"},
-	}
+// undecodable is a change that finds, at path, a znode holding data that
+// does not decode.
+type undecodable struct {
+	name, path string
+	change     func(b *dualwrite.Batch) *dualwrite.Batch
 }
 
-func invalidACLAndTokenChanges() []namedInvalid {
-	entries := func(mutate func(*znode.ACLEntry)) []znode.ACLEntry {
-		e := readAll[0]
-		mutate(&e)
-		return []znode.ACLEntry{readAll[0], e}
-	}
-	acls := func(p dualwrite.ResourcePattern, es []znode.ACLEntry) func(*dualwrite.Batch) *dualwrite.Batch {
-		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteACLs(p, es) }
-	}
-	tokenWith := func(mutate func(*znode.DelegationToken)) func(*dualwrite.Batch) *dualwrite.Batch {
-		tok := token
-		tok.Renewers = append([]string(nil), token.Renewers...)
-		mutate(&tok)
-		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteDelegationToken(tok) }
-	}
-	pattern := func(rt znode.ResourceType, name string, pt znode.PatternType) dualwrite.ResourcePattern {
-		return dualwrite.ResourcePattern{Type: rt, Name: name, PatternType: pt}
-	}
-	return []namedInvalid{
-		{invalid{"ACL principal not UTF-8", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.Principal = "User:\xff" }))}, `ACL entry 1: principal "User:\xff"`},
-		{invalid{"ACL principal without a type named", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.Principal = "bob" }))}, `ACL entry 1: principal "bob"`},
-		{invalid{"ACL host not UTF-8", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.Host = "10.0.0.\xff" }))}, `ACL entry 1: host "10.0.0.\xff"`},
-		{invalid{"ACL operation Any", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.Operation = "Any" }))}, `ACL entry 1: operation "Any"`},
-		{invalid{"ACL permission type Any", acls(literalFoo, entries(func(e *znode.ACLEntry) { e.PermissionType = "Any" }))}, `ACL entry 1: permission type "Any"`},
-		{invalid{"ACL resource type named", acls(pattern("Planet", "x", znode.PatternLiteral), readAll)}, `resource pattern type "Planet"`},
-		{invalid{"ACL pattern type named", acls(pattern(znode.ResourceTopic, "x", "MATCH"), readAll)}, `pattern type "MATCH"`},
-		{invalid{"ACL resource name not UTF-8", acls(pattern(znode.ResourceGroup, "g\xff", znode.PatternPrefixed), readAll)}, `resource pattern name "g\xff"`},
-		{invalid{"token owner not UTF-8", tokenWith(func(t *znode.DelegationToken) { t.Owner = "User:\xff" })}, `owner "User:\xff"`},
-		{invalid{"token requester not UTF-8", tokenWith(func(t *znode.DelegationToken) { t.TokenRequester = "User:a\xff" })}, `requester "User:a\xff"`},
-		{invalid{"token renewer not UTF-8", tokenWith(func(t *znode.DelegationToken) { t.Renewers = append(t.Renewers, "User:\xfe") })}, `renewer "User:\xfe"`},
-		{invalid{"token renewer not a User", tokenWith(func(t *znode.DelegationToken) { t.Renewers = []string{"Group:ops"} })}, `renewer "Group:ops"`},
-		{invalid{"token id not UTF-8", tokenWith(func(t *znode.DelegationToken) { t.TokenID = "t\xff" })}, `delegation token name "t\xff"`},
-	}
-}
-
-// Fault: none. A config value that is refused is not printed: it may be a
-// password.
-func TestRefusedConfigValueNotPrinted(t *testing.T) {
-	c := newCluster(t)
-	_, err := c.c.WriteConfigs(testContext(t), at(c.s, 400), brokerOne, map[string]string{"ssl.key.password": "s3cr\xffet"})
-	if !errors.Is(err, migrationzk.ErrInvalidArgument) || strings.Contains(err.Error(), "s3cr") {
-		t.Fatalf("got %v, want ErrInvalidArgument without the value", err)
+// Fault: none. A znode in the way that does not decode fails the change
+// with a *znode.DecodeError naming its path, in a Batch with a valid
+// change beside it: nothing is written, the znode least of all.
+func TestUndecodableZnodeInTheWay(t *testing.T) {
+	for _, u := range everyDomain(func(d domainRows) []undecodable { return d.undecodable }) {
+		t.Run(u.name, func(t *testing.T) {
+			c := newCluster(t)
+			c.createAll(u.path, []byte(`{"version":1,"garbage`))
+			before := c.tree()
+			c.faults.ResetCounts()
+			_, _, err := u.change(c.c.Batch().WriteConfigs(brokerOne, map[string]string{"a": "b"})).Apply(testContext(t), at(c.s, 400))
+			var de *znode.DecodeError
+			if !errors.As(err, &de) || de.Path != u.path || !strings.Contains(err.Error(), u.path) {
+				t.Fatalf("got %v, want a DecodeError naming %s", err, u.path)
+			}
+			if n := c.writeRequests(); n != 0 {
+				t.Fatalf("%d write requests sent", n)
+			}
+			c.sameTree("after a change refused", before, c.tree())
+		})
 	}
 }
 
@@ -145,34 +94,6 @@ func TestRefusedConfigValueNotPrinted(t *testing.T) {
 type newName struct {
 	name, names string
 	change      func(b *dualwrite.Batch) *dualwrite.Batch
-}
-
-func newNameChanges() []newName {
-	long := strings.Repeat("t", 250)
-	withName := func(name string) dualwrite.Topic { return topic(name, 1) }
-	configs := func(r dualwrite.ConfigResource) func(*dualwrite.Batch) *dualwrite.Batch {
-		return func(b *dualwrite.Batch) *dualwrite.Batch { return b.WriteConfigs(r, map[string]string{"a": "b"}) }
-	}
-	return []newName{
-		{"topic name of 250 characters", `topic name "` + long + `": 250 characters`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName(long)) }},
-		{"topic name with a space", `topic name "a b"`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName("a b")) }},
-		{"topic name with a colon", `topic name "a:b"`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName("a:b")) }},
-		{"topic name not ASCII", `topic name "zürich"`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName("zürich")) }},
-		{"topic name .", `topic name "."`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.CreateTopic(withName(".")) }},
-		{"topic updated under a new bad name", `topic name "a b"`, func(b *dualwrite.Batch) *dualwrite.Batch { return b.UpdateTopic(withName("a b")) }},
-		{"partitions created under a bad name", `topic name "a b"`, func(b *dualwrite.Batch) *dualwrite.Batch {
-			return b.CreatePartitions("a b", withName("a b").Partitions)
-		}},
-		{"partitions updated under a bad name", `topic name "a b"`, func(b *dualwrite.Batch) *dualwrite.Batch {
-			return b.UpdatePartitions("a b", map[int32]dualwrite.PartitionState{0: {Leader: 1, ISR: []int32{1}}})
-		}},
-		{"configs of a new topic with a bad name", `topic name "a b"`, configs(dualwrite.ConfigResource{Type: dualwrite.TopicConfig, Name: "a b"})},
-		{"configs of a new broker not numbered", `broker name "one"`, configs(dualwrite.ConfigResource{Type: dualwrite.BrokerConfig, Name: "one"})},
-		{"configs of a new broker numbered -1", `broker name "-1"`, configs(dualwrite.ConfigResource{Type: dualwrite.BrokerConfig, Name: "-1"})},
-		{"ACLs of a new Cluster resource not kafka-cluster", `resource pattern name "my-cluster"`, func(b *dualwrite.Batch) *dualwrite.Batch {
-			return b.WriteACLs(dualwrite.ResourcePattern{Type: znode.ResourceCluster, Name: "my-cluster", PatternType: znode.PatternLiteral}, readAll)
-		}},
-	}
 }
 
 // maxNameReads is the most requests a change refused for a new name may
@@ -185,7 +106,7 @@ const maxNameReads = 3
 // before any write: ZooKeeper is unchanged.
 func TestNewNamesFollowKafka(t *testing.T) {
 	c := newCluster(t)
-	for _, n := range newNameChanges() {
+	for _, n := range everyDomain(func(d domainRows) []newName { return d.newNames }) {
 		t.Run(n.name, func(t *testing.T) {
 			c := c.in(t)
 			before := c.tree()
@@ -206,21 +127,6 @@ func TestNewNamesFollowKafka(t *testing.T) {
 			c.sameTree("after a new name refused", before, c.tree())
 		})
 	}
-}
-
-// Fault: none. A topic of 249 characters, the longest Kafka allows, is
-// created.
-func TestLongestTopicNameWritten(t *testing.T) {
-	c := newCluster(t)
-	name := strings.Repeat("x", 249)
-	s, err := c.c.CreateTopic(testContext(t), at(c.s, 400), topic(name, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, ok := c.get(znode.PartitionStatePath(name, 0)); !ok {
-		t.Fatal("the topic's partition was not written")
-	}
-	c.checkState(s)
 }
 
 // legacyName is a topic name Kafka 3.9 refuses for a new topic, as tools
@@ -275,59 +181,6 @@ func TestLegacyNamesWrittenTo(t *testing.T) {
 		if c.version(p) != -1 {
 			t.Fatalf("%s is still there", p)
 		}
-	}
-	c.checkState(s)
-}
-
-// Fault: none. What KRaft accepts is written even where ZooKeeper mode
-// was stricter: an operation the resource type has no use for (Group and
-// Write), and an empty host. ZooKeeper-mode brokers read both back.
-func TestKRaftAcceptedACLsWritten(t *testing.T) {
-	c := newCluster(t)
-	group := dualwrite.ResourcePattern{Type: znode.ResourceGroup, Name: "g1", PatternType: znode.PatternLiteral}
-	want := znode.ACLs{
-		{Principal: "User:alice", PermissionType: znode.PermissionAllow, Operation: znode.OperationWrite, Host: "*"},
-		{Principal: "User:bob", PermissionType: znode.PermissionDeny, Operation: znode.OperationRead, Host: ""},
-	}
-	s, err := c.c.WriteACLs(testContext(t), at(c.s, 400), group, want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _, _ := c.get("/kafka-acl/Group/g1")
-	if got, err := znode.DecodeACLs(data); err != nil || !got.Equal(want) {
-		t.Fatalf("/kafka-acl/Group/g1 holds %s (%v), want %v", data, err, want)
-	}
-	c.checkState(s)
-}
-
-// Fault: none. Partition states updated alone are checked against the
-// replicas the topic znode assigns, read as planning reads it anyway: a
-// leader outside them is refused and nothing is written; with the
-// assignment moved in the same Batch, the same state is written.
-func TestUpdatedStatesCheckedAgainstAssignment(t *testing.T) {
-	c := newCluster(t)
-	ctx := testContext(t)
-	s, err := c.c.CreateTopic(ctx, at(c.s, 400), topic("orders", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	moved := map[int32]dualwrite.PartitionState{0: {Leader: 7, LeaderEpoch: 1, ISR: []int32{7}}}
-	before := c.tree()
-	c.faults.ResetCounts()
-	if _, err := c.c.UpdatePartitions(ctx, at(s, 401), "orders", moved); !errors.Is(err, migrationzk.ErrInvalidArgument) || !strings.Contains(err.Error(), "leader 7") {
-		t.Fatalf("got %v, want ErrInvalidArgument naming leader 7", err)
-	}
-	if n := c.writeRequests(); n != 0 {
-		t.Fatalf("%d write requests sent", n)
-	}
-	c.sameTree("after a leader outside the replicas", before, c.tree())
-	reassigned := dualwrite.Topic{Name: "orders", ID: topic("orders", 1).ID, Partitions: map[int32]dualwrite.Partition{0: {Replicas: []int32{7, 8}}}}
-	if s, _, err = c.c.Batch().UpdateTopic(reassigned).UpdatePartitions("orders", moved).Apply(ctx, at(s, 402)); err != nil {
-		t.Fatal(err)
-	}
-	data, _, _ := c.get(znode.PartitionStatePath("orders", 0))
-	if st, err := znode.DecodePartitionState(data); err != nil || st.Leader != 7 {
-		t.Fatalf("state %s: %v", data, err)
 	}
 	c.checkState(s)
 }

@@ -102,11 +102,15 @@ func WithIterations(n int) Option {
 // New returns an Encoder with password.encoder.secret secret and the
 // given settings, or an error wrapping ErrInvalidSetting or
 // ErrUnsupportedAlgorithm for a setting Kafka refuses or cannot encode
-// with.
+// with. A nil option is an error wrapping ErrInvalidArgument and
+// ErrInvalidSetting.
 func New(secret string, opts ...Option) (*Encoder, error) {
 	s := settings{keyFactory: DefaultKeyFactoryAlgorithm, cipher: DefaultCipherAlgorithm,
 		keyLength: DefaultKeyLength, iterations: DefaultIterations, random: rand.Reader}
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("passwordencoder: %w (%w): option %d is nil", ErrInvalidArgument, ErrInvalidSetting, i)
+		}
 		opt(&s)
 	}
 	if !utf8.ValidString(secret) {

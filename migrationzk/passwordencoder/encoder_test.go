@@ -54,6 +54,9 @@ func TestNewRefusesWhatKafkaCannotEncodeWith(t *testing.T) {
 		{[]Option{WithCipherAlgorithm("AES/CTR/NoPadding")}, ErrUnsupportedAlgorithm},
 		{[]Option{WithCipherAlgorithm("aes/gcm/nopadding")}, ErrUnsupportedAlgorithm},
 		{[]Option{WithCipherAlgorithm("AES /CBC/PKCS5Padding")}, ErrUnsupportedAlgorithm},
+		{[]Option{nil}, ErrInvalidSetting},
+		{[]Option{nil}, ErrInvalidArgument},
+		{[]Option{WithKeyLength(256), nil}, ErrInvalidArgument},
 	}
 	for _, c := range cases {
 		if _, err := New("s", c.opts...); !errors.Is(err, c.want) {

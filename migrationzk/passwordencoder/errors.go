@@ -24,6 +24,9 @@ var (
 	// ErrInvalidSetting is an encoder setting Kafka refuses or cannot
 	// encode with, such as a key length no AES key has.
 	ErrInvalidSetting = errors.New("invalid password encoder setting")
+	// ErrInvalidArgument is an argument no call accepts, such as a nil
+	// Option; New's error for it wraps ErrInvalidSetting too.
+	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrInvalidPassword is a password that is not valid UTF-8, which no
 	// Java string holds.
 	ErrInvalidPassword = errors.New("password is not valid UTF-8")

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 )
 
 // errAbandoned is what a watched dialer returns once Open has given up on
@@ -135,7 +137,7 @@ func isPermanent(err error) bool {
 	if errors.As(err, &he) {
 		return !he.Transient()
 	}
-	var se *SASLError
+	var se *sasl.Error
 	if errors.As(err, &se) {
 		return true // a first connect fails fast even when no KDC answers
 	}

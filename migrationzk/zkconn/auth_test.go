@@ -9,49 +9,28 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
-func open(t *testing.T, servers []string, opts ...zkconn.Option) *zk.Conn {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := zkconn.Open(ctx, servers, 10*time.Second, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
-	return conn
-}
-
-func waitNewSession(t *testing.T, conn *zk.Conn, old int64) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for conn.SessionID() == old || conn.State() != zk.StateHasSession {
-		if time.Now().After(deadline) {
-			t.Fatalf("client kept session %x (state %v)", old, conn.State())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // Fault: none. With authentication enforced, WithDigest authenticates
 // before any other request, and the ACL names the digest user.
 func TestDigestWithAuthEnforced(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithAuthEnforced())
-	conn := open(t, srv.Servers, zkconn.WithDigest("alice", "secret"))
+	srv := securitytest.Digest(t)
+	conn := securitytest.Open(t, srv.Servers, securitytest.DigestClient())
 	if _, err := conn.Create("/alice", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
+	id := zktest.DigestID(securitytest.DigestUser, securitytest.DigestPassword)
 	acl, _, err := conn.GetACL("/alice")
-	if err != nil || len(acl) != 1 || acl[0].Scheme != "digest" || acl[0].ID != zktest.DigestID("alice", "secret") {
-		t.Fatalf("ACL %+v, %v; want digest:%s", acl, err, zktest.DigestID("alice", "secret"))
+	if err != nil || len(acl) != 1 || acl[0].Scheme != "digest" || acl[0].ID != id {
+		t.Fatalf("ACL %+v, %v; want digest:%s", acl, err, id)
 	}
 
 	// Without credentials the session is granted, but every request fails
 	// (error -124) and the server closes the connection.
-	anonymous := open(t, srv.Servers)
+	anonymous := securitytest.Open(t, srv.Servers)
 	_, _, err = anonymous.Get("/alice")
 	t.Logf("unauthenticated request: %v", err)
 	if err == nil {
@@ -64,45 +43,11 @@ func TestDigestWithAuthEnforced(t *testing.T) {
 // before any other request, so the enforced server keeps serving the
 // client and the ACL keeps admitting it.
 func TestDigestSurvivesRestartAndExpiry(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithAuthEnforced(), zktest.WithTLS())
-	faults := zktest.NewFaultDialer(t)
-	faults.Dialer = srv.Dialer()
-	conn := open(t, srv.Servers, zkconn.WithDigest("alice", "secret"), zkconn.WithDialer(faults.Dial))
-	if _, err := conn.Create("/alice", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	waitSession(t, conn)
-	if _, err := conn.Set("/alice", []byte("after restart"), -1); err != nil {
-		t.Fatalf("write after a server restart: %v", err)
-	}
-
-	id, password := faults.Session()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := srv.ExpireSession(ctx, srv.Addr(), id, password); err != nil {
-		t.Fatal(err)
-	}
-	waitNewSession(t, conn, id)
-	if _, err := conn.Set("/alice", []byte("after expiry"), -1); err != nil {
-		t.Fatalf("write on the session after expiry: %v", err)
-	}
+	srv := securitytest.Digest(t, zktest.WithTLS())
+	conn, faults := securitytest.FaultyClient(t, srv, securitytest.DigestClient())
+	securitytest.WritesThroughRestartAndExpiry(t, srv, conn, faults, "/alice")
 	if got := faults.Count(zktest.OpSetAuth); got < 3 {
 		t.Fatalf("credentials sent %d times, want one per connection (3 at least)", got)
-	}
-}
-
-func waitSession(t *testing.T, conn *zk.Conn) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := zkconn.WaitForSession(ctx, conn); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -111,11 +56,11 @@ func waitSession(t *testing.T, conn *zk.Conn) {
 // and nothing is written.
 func TestWrongDigestPassword(t *testing.T) {
 	srv := zktest.Start(t)
-	owner := open(t, srv.Servers, zkconn.WithDigest("alice", "secret"))
+	owner := securitytest.Open(t, srv.Servers, securitytest.DigestClient())
 	if _, err := owner.Create("/alice", []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	wrong := open(t, srv.Servers, zkconn.WithDigest("alice", "not the password"))
+	wrong := securitytest.Open(t, srv.Servers, zkconn.WithDigest(securitytest.DigestUser, "not the password"))
 	_, err := wrong.Set("/alice", []byte("v1"), -1)
 	t.Logf("write with a wrong password: %v", err)
 	if !errors.Is(err, zk.ErrNoAuth) {
@@ -130,11 +75,11 @@ func TestWrongDigestPassword(t *testing.T) {
 // Fault: none. The digest super user writes what another user owns.
 func TestDigestSuperUser(t *testing.T) {
 	srv := zktest.Start(t, zktest.WithDigestSuperUser("super", "s3cret"))
-	owner := open(t, srv.Servers, zkconn.WithDigest("alice", "secret"))
+	owner := securitytest.Open(t, srv.Servers, securitytest.DigestClient())
 	if _, err := owner.Create("/alice", nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	super := open(t, srv.Servers, zkconn.WithDigest(srv.SuperUser()))
+	super := securitytest.Open(t, srv.Servers, zkconn.WithDigest(srv.SuperUser()))
 	if _, err := super.Set("/alice", []byte("by super"), -1); err != nil {
 		t.Fatalf("super user: %v", err)
 	}
@@ -144,15 +89,12 @@ func TestDigestSuperUser(t *testing.T) {
 // once with an *AuthError wrapping zk.ErrAuthFailed.
 func TestUnknownAuthScheme(t *testing.T) {
 	srv := zktest.Start(t)
-	err := openFails(t, srv.Servers, zkconn.WithAuth("kerberos", []byte("alice")))
+	err := securitytest.OpenFails(t, srv.Servers, zkconn.WithAuth("kerberos", []byte("alice")))
 	var ae *zkconn.AuthError
 	if !errors.As(err, &ae) || ae.Scheme != "kerberos" || !errors.Is(err, zk.ErrAuthFailed) {
 		t.Fatalf("err = %v, want an *AuthError for kerberos wrapping zk.ErrAuthFailed", err)
 	}
-	children, _, err := srv.Connect(t).Children("/")
-	if err != nil || len(children) != 1 {
-		t.Fatalf("the server holds %v (%v), want only /zookeeper", children, err)
-	}
+	securitytest.NothingWritten(t, srv.Connect(t))
 }
 
 // Fault: malformed digest credentials, refused before dialling.
@@ -178,6 +120,9 @@ func TestInvalidOptions(t *testing.T) {
 		"auth-no-scheme":       zkconn.WithAuth("", []byte("x")),
 		"nil-dialer":           zkconn.WithDialer(nil),
 		"nil-zk-option":        zkconn.WithZKOptions(nil),
+		"nil-sasl-mechanism":   zkconn.WithSASL(nil),
+		"nil-sasl-stats":       zkconn.WithSASLStats(nil),
+		"nil-sasl-logger":      zkconn.WithSASLLogger(nil),
 		"nil-option":           nil,
 	} {
 		_, err := zkconn.Open(context.Background(), []string{"127.0.0.1:1"}, time.Second, opt)

@@ -15,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 )
 
 // Open returns a client that holds a session and reconnects at once after
@@ -215,4 +216,46 @@ func ExampleErrInvalidArgument() {
 	_, err := zkconn.Open(context.Background(), []string{"127.0.0.1:2181"}, 10*time.Second, zkconn.WithDigest("user:name", "secret"))
 	fmt.Println(errors.Is(err, zkconn.ErrInvalidArgument))
 	// Output: true
+}
+
+// WithSASL authenticates every connection with a SASL mechanism: here the
+// one a Kafka broker's JAAS file names in its Client section.
+func ExampleWithSASL() {
+	mech, err := sasl.FromJAASFile("/etc/kafka/kafka_server_jaas.conf")
+	if err != nil {
+		log.Fatal(err) // a *sasl.JAASError
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	conn, err := zkconn.Open(ctx, []string{"zk1:2181"}, 10*time.Second, zkconn.WithSASL(mech))
+	var se *sasl.Error
+	if errors.As(err, &se) {
+		log.Fatalf("SASL %s failed: %v", se.Mechanism, se.Failure)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+}
+
+// WithSASLStats counts the exchanges, and a session that lost its
+// authentication on a reconnect.
+func ExampleWithSASLStats() {
+	var stats sasl.Stats
+	opts := []zkconn.Option{zkconn.WithSASL(sasl.DigestMD5("kafka", "kafka-secret")), zkconn.WithSASLStats(&stats)}
+	_ = opts
+	fmt.Println(stats.ReauthFailed())
+	// Output: 0
+}
+
+// WithSASLLogger logs failed exchanges.
+func ExampleWithSASLLogger() {
+	opts := []zkconn.Option{zkconn.WithSASL(sasl.DigestMD5("kafka", "kafka-secret")), zkconn.WithSASLLogger(slog.Default())}
+	_ = opts
+}
+
+// WithoutSASL turns SASL off, after options that turned it on.
+func ExampleWithoutSASL() {
+	opts := []zkconn.Option{zkconn.WithSASL(sasl.DigestMD5("kafka", "kafka-secret")), zkconn.WithoutSASL()}
+	_ = opts
 }

@@ -14,33 +14,10 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
-
-// failFastBound is how long a connection that cannot succeed may take to
-// fail; the caller's context allows far longer.
-const failFastBound = 8 * time.Second
-
-// openFails opens with opts under a 30s context and returns the error,
-// failing t unless it came well before the context ended.
-func openFails(t *testing.T, servers []string, opts ...zkconn.Option) error {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	start := time.Now()
-	conn, err := zkconn.Open(ctx, servers, 10*time.Second, opts...)
-	elapsed := time.Since(start)
-	if err == nil {
-		conn.Close()
-		t.Fatal("Open succeeded")
-	}
-	t.Logf("after %v: %v", elapsed.Round(time.Millisecond), err)
-	if elapsed > failFastBound {
-		t.Fatalf("Open took %v to fail, want under %v", elapsed, failFastBound)
-	}
-	return err
-}
 
 // wantHandshakeFailure fails t unless err is a *HandshakeError for failure.
 func wantHandshakeFailure(t *testing.T, err error, failure zkconn.HandshakeFailure) {
@@ -54,19 +31,10 @@ func wantHandshakeFailure(t *testing.T, err error, failure zkconn.HandshakeFailu
 	}
 }
 
-func issue(t *testing.T, ca *zktest.CertAuthority, req zktest.CertRequest) *zktest.Certificate {
-	t.Helper()
-	cert, err := ca.Issue(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert
-}
-
 // Fault: none. A client connects over TLS with its certificate and gets
 // its subject as x509 identity.
 func TestTLSConnect(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithTLS())
+	srv := securitytest.TLS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := zkconn.Open(ctx, srv.Servers, 10*time.Second, zkconn.WithTLS(srv.ClientTLS()))
@@ -86,7 +54,7 @@ func TestTLSConnect(t *testing.T) {
 // Fault: certificates the handshake refuses, on either side. Each fails
 // Open at once with a classified *HandshakeError.
 func TestTLSCertificateFailures(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithTLS())
+	srv := securitytest.TLS(t)
 	expired := zktest.Start(t, zktest.WithExpiredServerCertificate())
 	wrongHost := zktest.Start(t, zktest.WithServerHosts("zookeeper.example"))
 	otherCA, err := zktest.NewCertAuthority("another CA")
@@ -104,12 +72,12 @@ func TestTLSCertificateFailures(t *testing.T) {
 		{"expired server certificate", expired.Servers, expired.ClientTLS(), zkconn.ExpiredServerCertificate},
 		{"hostname mismatch", wrongHost.Servers, wrongHost.ClientTLS(), zkconn.ServerHostnameMismatch},
 		{"missing client certificate", srv.Servers, srv.CA().ClientConfig(nil), zkconn.MissingClientCertificate},
-		{"client certificate of another CA", srv.Servers, srv.CA().ClientConfig(issue(t, otherCA, zktest.CertRequest{Subject: alice})), zkconn.RejectedClientCertificate},
-		{"expired client certificate", srv.Servers, srv.CA().ClientConfig(issue(t, srv.CA(), zktest.CertRequest{Subject: alice, Expired: true})), zkconn.ExpiredClientCertificate},
+		{"client certificate of another CA", srv.Servers, srv.CA().ClientConfig(securitytest.Issue(t, otherCA, zktest.CertRequest{Subject: alice})), zkconn.RejectedClientCertificate},
+		{"expired client certificate", srv.Servers, srv.CA().ClientConfig(securitytest.Issue(t, srv.CA(), zktest.CertRequest{Subject: alice, Expired: true})), zkconn.ExpiredClientCertificate},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := openFails(t, c.servers, zkconn.WithTLS(c.config))
+			err := securitytest.OpenFails(t, c.servers, zkconn.WithTLS(c.config))
 			wantHandshakeFailure(t, err, c.want)
 		})
 	}
@@ -118,27 +86,23 @@ func TestTLSCertificateFailures(t *testing.T) {
 	}
 }
 
-// wantNothingWritten fails t unless the server holds only what ZooKeeper
-// creates itself.
+// wantNothingWritten fails t unless srv, whose certificate may be one a
+// client must not trust, holds nothing but /zookeeper.
 func wantNothingWritten(t *testing.T, srv *zktest.Server) {
 	t.Helper()
-	conn := srv.ConnectWith(t, zkconn.WithDialer(zkconn.TLSDialer(&tls.Config{InsecureSkipVerify: true, Certificates: srv.ClientTLS().Certificates}, nil, 0)))
-	children, _, err := conn.Children("/")
-	if err != nil || len(children) != 1 || children[0] != "zookeeper" {
-		t.Fatalf("the server holds %v (%v), want only /zookeeper", children, err)
-	}
+	securitytest.NothingWritten(t, srv.ConnectWith(t, zkconn.WithDialer(zkconn.TLSDialer(&tls.Config{InsecureSkipVerify: true, Certificates: srv.ClientTLS().Certificates}, nil, 0))))
 }
 
 // Fault: a server that rejects a missing client certificate only after
 // the client's side of a TLS 1.3 handshake completed: the refusal comes
 // with the first read, and is a HandshakeError all the same.
 func TestTLS13RejectedAfterHandshake(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithTLS(),
+	srv := securitytest.TLS(t,
 		zktest.WithSetting("ssl.protocol", "TLSv1.3"),
 		zktest.WithSetting("ssl.enabledProtocols", "TLSv1.3"),
 		zktest.WithSetting("ssl.ciphersuites", "TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384"))
 	config := srv.CA().ClientConfig(nil)
-	err := openFails(t, srv.Servers, zkconn.WithTLS(config))
+	err := securitytest.OpenFails(t, srv.Servers, zkconn.WithTLS(config))
 	wantHandshakeFailure(t, err, zkconn.MissingClientCertificate)
 
 	// The dialer's handshake succeeds; the first read reports the refusal.
@@ -159,21 +123,26 @@ func TestTLS13RejectedAfterHandshake(t *testing.T) {
 	conn.Close()
 }
 
-// Fault: nothing listens, or the host does not exist. Open fails with the
-// cause after a few attempts instead of waiting for its context.
-func TestRefusedAndUnknownHostFailFast(t *testing.T) {
+// closedPort returns a loopback address that nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := l.Addr().String()
-	l.Close()
+	defer l.Close()
+	return l.Addr().String()
+}
 
-	err = openFails(t, []string{closed})
+// Fault: nothing listens, or the host does not exist. Open fails with the
+// cause after a few attempts instead of waiting for its context.
+func TestRefusedAndUnknownHostFailFast(t *testing.T) {
+	closed := closedPort(t)
+	err := securitytest.OpenFails(t, []string{closed})
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("refused: err = %v, want ECONNREFUSED", err)
 	}
-	err = openFails(t, []string{"zookeeper.invalid:2181"})
+	err = securitytest.OpenFails(t, []string{"zookeeper.invalid:2181"})
 	var dns *net.DNSError
 	if !errors.As(err, &dns) || !dns.IsNotFound {
 		t.Fatalf("unknown host: err = %v, want a *net.DNSError (not found)", err)
@@ -182,7 +151,7 @@ func TestRefusedAndUnknownHostFailFast(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	if _, err := zkconn.Open(ctx, []string{closed}, 10*time.Second); !errors.Is(err, syscall.ECONNREFUSED) || time.Since(start) > failFastBound {
+	if _, err := zkconn.Open(ctx, []string{closed}, 10*time.Second); !errors.Is(err, syscall.ECONNREFUSED) || time.Since(start) > securitytest.FailFastBound {
 		t.Fatalf("Open: %v after %v", err, time.Since(start))
 	}
 }
@@ -190,19 +159,14 @@ func TestRefusedAndUnknownHostFailFast(t *testing.T) {
 // Fault: nothing listens. The client Open gives up on stops dialling and
 // its goroutines end soon after.
 func TestAbandonedClientStops(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	l.Close()
+	closed := closedPort(t)
 	before := runtime.NumGoroutine()
 	var dials atomic.Int32
 	counting := func(network, address string, timeout time.Duration) (net.Conn, error) {
 		dials.Add(1)
 		return net.DialTimeout(network, address, timeout)
 	}
-	openFails(t, []string{closed}, zkconn.WithDialer(counting))
+	securitytest.OpenFails(t, []string{closed}, zkconn.WithDialer(counting))
 	afterFailure := dials.Load()
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before {
@@ -220,12 +184,7 @@ func TestAbandonedClientStops(t *testing.T) {
 // the next instead of giving up.
 func TestRefusedServerAmongOthers(t *testing.T) {
 	srv := zktest.Start(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	l.Close()
+	closed := closedPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := zkconn.Open(ctx, []string{closed, closed, srv.Addr()}, 10*time.Second, zkconn.WithAttempts(1))
@@ -241,7 +200,7 @@ func TestRefusedServerAmongOthers(t *testing.T) {
 // attempts with a *TLSMismatchError saying which side speaks TLS.
 func TestWrongProtocolFailsFast(t *testing.T) {
 	plain := zktest.Start(t)
-	secure := zktest.Start(t, zktest.WithTLS())
+	secure := securitytest.TLS(t)
 	for name, c := range map[string]struct {
 		servers   []string
 		opts      []zkconn.Option

@@ -19,12 +19,10 @@
 // and WithAuth add credentials before any other request, which a server
 // that enforces authentication requires.
 //
-// SASL (WithSASLDigest, WithSASLKerberos, or a Kafka JAAS file with
-// WithJAASConfig) authenticates every connection the client makes, inside
-// TLS when both are set: the dialer holds back the server's reply to the
-// session handshake, makes the SASL exchange, and only then lets
-// go-zookeeper read the reply, so that none of its requests precedes the
-// exchange. A refusal fails Open with a *SASLError.
+// WithSASL authenticates every connection the client makes with a SASL
+// mechanism of package sasl (DIGEST-MD5, Kerberos, or the one a Kafka
+// JAAS file names), inside TLS when both are set, before any request. A
+// refusal fails Open with a *sasl.Error.
 package zkconn
 
 import (

@@ -22,7 +22,7 @@ func TestCheckpointAge(t *testing.T) {
 	srv := zktest.Start(t)
 	w := must.Get(migrationzk.New(srv.Connect(t), migrationzk.WithRoot(srv.Root)))
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(zkmetrics.NewCollector(w, nil))
+	reg.MustRegister(must.Get(zkmetrics.NewCollector(w, nil)))
 	const name = "zkwriter_checkpoint_age_seconds"
 	if n := testutil.CollectAndCount(reg, name); n != 0 || !w.ConfirmedModified().IsZero() {
 		t.Fatalf("%d age series before a checkpoint, confirmed at %v", n, w.ConfirmedModified())

@@ -44,8 +44,12 @@ func ExampleNewCollector() {
 	// The offset of the last record committed to the KRaft metadata log,
 	// updated by the controller as it commits.
 	var committed atomic.Int64
-	prometheus.MustRegister(zkmetrics.NewCollector(w, committed.Load,
-		zkmetrics.WithConstLabels(prometheus.Labels{"cluster": "orders"})))
+	c, err := zkmetrics.NewCollector(w, committed.Load,
+		zkmetrics.WithConstLabels(prometheus.Labels{"cluster": "orders"}))
+	if err != nil {
+		log.Fatal(err) // a nil Writer or option
+	}
+	prometheus.MustRegister(c)
 	http.Handle("/metrics", promhttp.Handler())
 	go func() { log.Fatal(http.ListenAndServe("127.0.0.1:9400", nil)) }()
 
@@ -78,13 +82,16 @@ func ExampleCollector_SetWriter() {
 		return conn, newWriter(conn)
 	}
 	conn, w := connect()
-	c := zkmetrics.NewCollector(w, nil)
+	c, err := zkmetrics.NewCollector(w, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	prometheus.MustRegister(c)
 
 	// A leadership tenure with KRaft epoch 7.
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = 3000, 7
-	s, err := w.ClaimLeadership(ctx, s)
+	s, err = w.ClaimLeadership(ctx, s)
 	if err == nil {
 		s, _, err = w.GetOrCreate(ctx, s)
 	}

@@ -181,7 +181,7 @@ func TestSetWriterContinuesCounters(t *testing.T) {
 	srv := zktest.Start(t)
 	faults := zktest.NewFaultDialer(t)
 	first := must.Get(migrationzk.New(srv.Connect(t, faults.Option()), migrationzk.WithRoot(srv.Root)))
-	c := zkmetrics.NewCollector(first, nil)
+	c := must.Get(zkmetrics.NewCollector(first, nil))
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
 	ctx := testContext(t, time.Minute)
@@ -286,7 +286,7 @@ func checkGrown(t *testing.T, before, after sample, w *migrationzk.Writer) {
 func TestSetWriterConcurrentScrapes(t *testing.T) {
 	const writers, calls, scrapers = 30, 20, 2
 	w := must.Get(migrationzk.New(noConn{}))
-	c := zkmetrics.NewCollector(w, func() int64 { return 0 })
+	c := must.Get(zkmetrics.NewCollector(w, func() int64 { return 0 }))
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
 

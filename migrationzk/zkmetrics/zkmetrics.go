@@ -29,6 +29,7 @@
 package zkmetrics
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -88,11 +89,18 @@ var _ prometheus.Collector = (*Collector)(nil)
 // NewCollector returns a Collector reading w until SetWriter replaces it.
 // committed returns the offset of the last record the KRaft controller
 // committed to its metadata log, the offset that ZooKeeper should catch up
-// with; it is called at each scrape and must be safe for concurrent use. With a nil committed the lag gauge
-// is not exported.
-func NewCollector(w *migrationzk.Writer, committed func() int64, opts ...Option) *Collector {
+// with; it is called at each scrape and must be safe for concurrent use.
+// With a nil committed the lag gauge is not exported. A nil w or a nil
+// option fails it with an error wrapping migrationzk.ErrInvalidArgument.
+func NewCollector(w *migrationzk.Writer, committed func() int64, opts ...Option) (*Collector, error) {
+	if w == nil {
+		return nil, fmt.Errorf("%w: zkmetrics: NewCollector: nil Writer", migrationzk.ErrInvalidArgument)
+	}
 	cfg := config{namespace: DefaultNamespace}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: zkmetrics: NewCollector: option %d is nil", migrationzk.ErrInvalidArgument, i)
+		}
 		o(&cfg)
 	}
 	name := func(n string) string { return prometheus.BuildFQName(cfg.namespace, "", n) }
@@ -116,7 +124,7 @@ func NewCollector(w *migrationzk.Writer, committed func() int64, opts ...Option)
 			"Committed KRaft metadata offset minus the offset of the last checkpoint confirmed in ZooKeeper, not below 0. It grows while writes are stuck.",
 			nil, cfg.labels)
 	}
-	return c
+	return c, nil
 }
 
 // Describe sends the descriptors of the metrics.

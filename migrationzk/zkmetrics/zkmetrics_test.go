@@ -2,6 +2,7 @@ package zkmetrics_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -78,7 +79,7 @@ func TestLagGrowsWhileBlocked(t *testing.T) {
 	w := must.Get(migrationzk.New(conn, migrationzk.WithRoot(srv.Root)))
 	var committed atomic.Int64
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(zkmetrics.NewCollector(w, committed.Load))
+	reg.MustRegister(must.Get(zkmetrics.NewCollector(w, committed.Load)))
 
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch, s.KRaftMetadataEpoch, s.KRaftMetadataOffset = 3000, 5, 5, 100
@@ -154,7 +155,7 @@ func TestMetricsAfterLostAck(t *testing.T) {
 		t.Fatalf("Update: recovered %v, %v", s.Recovered, err)
 	}
 
-	c := zkmetrics.NewCollector(w, func() int64 { return 9 }, zkmetrics.WithConstLabels(prometheus.Labels{"cluster": "orders"}))
+	c := must.Get(zkmetrics.NewCollector(w, func() int64 { return 9 }, zkmetrics.WithConstLabels(prometheus.Labels{"cluster": "orders"})))
 	want := `
 # HELP zk_write_behind_lag Committed KRaft metadata offset minus the offset of the last checkpoint confirmed in ZooKeeper, not below 0. It grows while writes are stuck.
 # TYPE zk_write_behind_lag gauge
@@ -230,7 +231,7 @@ func TestLag(t *testing.T) {
 // Fault: none.
 func TestNoLagWithoutCommitted(t *testing.T) {
 	w := must.Get(migrationzk.New(noConn{}))
-	c := zkmetrics.NewCollector(w, nil, zkmetrics.WithNamespace("kafka_migration"))
+	c := must.Get(zkmetrics.NewCollector(w, nil, zkmetrics.WithNamespace("kafka_migration")))
 	if n := testutil.CollectAndCount(c, zkmetrics.LagMetric); n != 0 {
 		t.Fatalf("%d lag metrics without committed", n)
 	}
@@ -241,5 +242,21 @@ func TestNoLagWithoutCommitted(t *testing.T) {
 	reg.MustRegister(c)
 	if v := gauge(t, reg, "kafka_migration_confirmed_offset"); v != -1 {
 		t.Fatalf("confirmed offset %v before any checkpoint, want -1", v)
+	}
+}
+
+// Fault: none. A nil Writer or a nil option fails NewCollector with an
+// error matching migrationzk.ErrInvalidArgument, and no Collector.
+func TestNewCollectorRefusesNil(t *testing.T) {
+	w := must.Get(migrationzk.New(noConn{}))
+	for name, call := range map[string]func() (*zkmetrics.Collector, error){
+		"nil Writer": func() (*zkmetrics.Collector, error) { return zkmetrics.NewCollector(nil, nil) },
+		"nil option": func() (*zkmetrics.Collector, error) {
+			return zkmetrics.NewCollector(w, nil, zkmetrics.WithNamespace("x"), nil)
+		},
+	} {
+		if c, err := call(); c != nil || !errors.Is(err, migrationzk.ErrInvalidArgument) {
+			t.Errorf("%s: %v, %v; want no Collector and ErrInvalidArgument", name, c, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -38,7 +39,11 @@ func ExampleNewRealm() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_ = realm.ClientConfig("kafka/localhost", keytab) // for zkconn.WithSASLKerberos
+	mech, err := sasl.Kerberos(realm.ClientConfig("kafka/localhost", keytab))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = zkconn.WithSASL(mech)
 }
 
 // Tickets that end within seconds test their renewal; Stop and Restart
@@ -51,12 +56,16 @@ func ExampleRealm_AddPrincipalWith() {
 			t.Fatal(err)
 		}
 		srv := zktest.Start(t, zktest.WithKerberos(realm))
-		conn := srv.ConnectWith(t, zkconn.WithSASLKerberos(realm.ClientConfig("controller", keytab)))
+		mech, err := sasl.Kerberos(realm.ClientConfig("controller", keytab))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn := srv.ConnectWith(t, zkconn.WithSASL(mech))
 		if err := realm.Stop(); err != nil {
 			t.Fatal(err)
 		}
 		// ... once the tickets end, reconnections fail with
-		// zkconn.SASLKDCUnreachable until realm.Restart() ...
+		// sasl.KDCUnreachable until realm.Restart() ...
 		_ = conn
 	}
 	_ = testShortTickets
@@ -75,7 +84,7 @@ func ExampleRealm_Kinit() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := zkconn.KerberosConfig{UseTicketCache: true, TicketCache: cache, Krb5Conf: realm.Krb5Conf(), CanonicalizeHostname: true}
+		cfg := sasl.KerberosConfig{UseTicketCache: true, TicketCache: cache, Krb5Conf: realm.Krb5Conf(), CanonicalizeHostname: true}
 		_ = cfg
 	}
 	_ = testTicketCache
@@ -96,7 +105,7 @@ func ExampleStartRealm() {
 				t.Fatal(err)
 			}
 		}()
-		_ = conn // ... a new client fails with zkconn.SASLKDCUnreachable ...
+		_ = conn // ... a new client fails with sasl.KDCUnreachable ...
 	}
 	_ = testKDCDown
 }

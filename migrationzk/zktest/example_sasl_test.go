@@ -1,11 +1,14 @@
 package zktest_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -18,7 +21,7 @@ func ExampleWithSASLDigestUser() {
 		if _, err := conn.Create("/mine", nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
 			t.Fatal(err) // the ACL is sasl:kafka
 		}
-		other := srv.ConnectWith(t, zkconn.WithSASLDigest("other", "other-secret"))
+		other := srv.ConnectWith(t, zkconn.WithSASL(sasl.DigestMD5("other", "other-secret")))
 		_ = other
 	}
 	_ = testOverSASL
@@ -38,21 +41,30 @@ func ExampleWithSASLEnforced() {
 }
 
 // SASL returns the options Connect authenticates with, for a client a
-// test makes itself.
+// test makes itself; SASLUser names the user, for a client that calls
+// zk.Connect with a dialer of package sasl.
 func ExampleSecurity_SASL() {
 	testOwnClient := func(t *testing.T) {
 		srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"))
-		dial, err := zkconn.SASLDialer(srv.Dialer(), zktest.SessionTimeout, srv.SASL()...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conn, _, err := zk.Connect(srv.Servers, zktest.SessionTimeout, zk.WithDialer(dial))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var stats sasl.Stats
+		opts := append([]zkconn.Option{zkconn.WithDialer(srv.Dialer()), zkconn.WithSASLStats(&stats)}, srv.SASL()...)
+		conn, err := zkconn.Open(ctx, srv.Servers, zktest.SessionTimeout, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		user, _ := srv.SASLUser()
-		_ = user // "kafka"
+		user, password := srv.SASLUser()
+		dial, err := sasl.Dialer(srv.Dialer(), sasl.DigestMD5(user, password), zktest.SessionTimeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, _, err := zk.Connect(srv.Servers, zktest.SessionTimeout, zk.WithDialer(dial))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
 	}
 	_ = testOwnClient
 }
@@ -70,7 +82,7 @@ func ExampleSecurity_SetSASLDigestPassword() {
 		if err := srv.Restart(); err != nil {
 			t.Fatal(err)
 		}
-		_ = srv.ConnectWith(t, zkconn.WithSASLDigest("kafka", "rotated"))
+		_ = srv.ConnectWith(t, zkconn.WithSASL(sasl.DigestMD5("kafka", "rotated")))
 	}
 	_ = testRotation
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 )
 
 // KerberosServerName is the service principal, without realm, of the
@@ -37,7 +37,7 @@ func WithKerberos(realm *Realm) Option {
 			if err != nil {
 				return "", nil, err
 			}
-			s.client = []zkconn.Option{zkconn.WithSASLKerberos(client)}
+			s.client = func() (sasl.Mechanism, error) { return sasl.Kerberos(client) }
 			return kerberosServerSetUp(realm, dir)
 		}
 	}
@@ -70,10 +70,10 @@ func (r *Realm) serverKeytab(path string) error {
 
 // clientOfServers is the client configuration Connect uses with servers
 // started WithKerberos: KerberosClientName, added on first use.
-func (r *Realm) clientOfServers() (zkconn.KerberosConfig, error) {
+func (r *Realm) clientOfServers() (sasl.KerberosConfig, error) {
 	keytab, err := r.Keytab(KerberosClientName)
 	if err != nil {
-		return zkconn.KerberosConfig{}, err
+		return sasl.KerberosConfig{}, err
 	}
 	return r.ClientConfig(KerberosClientName, keytab), nil
 }

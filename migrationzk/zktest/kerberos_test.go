@@ -1,13 +1,12 @@
 package zktest_test
 
 import (
-	"errors"
 	"testing"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestKerberosEnsemble(t *testing.T) {
 	realm := zktest.StartRealm(t)
 	ens := zktest.StartEnsemble(t, 3, zktest.WithKerberos(realm), zktest.WithSASLEnforced())
-	var stats zkconn.SASLStats
+	var stats sasl.Stats
 	conn := ens.ConnectWith(t, zkconn.WithSASLStats(&stats))
 	if _, err := conn.Create("/k", nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
@@ -26,22 +25,9 @@ func TestKerberosEnsemble(t *testing.T) {
 	if err := ens.Member(conn.Server()).Kill(); err != nil {
 		t.Fatal(err)
 	}
-	// A request sent before the client notices the death fails with
-	// zk.ErrConnectionClosed; one queued while the survivors elect a
-	// leader fails with zk.ErrNoServer. A Set to any version may be sent
-	// again.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := conn.Set("/k", []byte("after"), -1)
-		if err == nil {
-			break
-		}
-		retry := errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
-		if !retry || time.Now().After(deadline) {
-			t.Fatalf("after the member's death: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// A Set sent before the client notices the death, or queued while the
+	// survivors elect a leader, fails, and may be sent again.
+	setUntilLanded(t, conn, "/k", []byte("after"), -1)
 	if conn.SessionID() != session || stats.Succeeded() < 2 {
 		t.Fatalf("session %x (was %x), %d exchanges; want the session kept, 2 exchanges", conn.SessionID(), session, stats.Succeeded())
 	}

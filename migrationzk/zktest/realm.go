@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kraftmigration/zkwriter/internal/krb5kdc"
-	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 )
 
 // DefaultRealm is the name of the realms NewRealm makes unless told
@@ -232,8 +232,8 @@ func (r *Realm) Kinit(name, keytab string) (ccache string, err error) {
 // (without realm) with keytab, for servers of the realm named
 // zookeeper/localhost: the realm's krb5.conf, and hostname
 // canonicalization as ZooKeeper's default.
-func (r *Realm) ClientConfig(name, keytab string) zkconn.KerberosConfig {
-	return zkconn.KerberosConfig{
+func (r *Realm) ClientConfig(name, keytab string) sasl.KerberosConfig {
+	return sasl.KerberosConfig{
 		Principal:            r.Principal(name),
 		KeyTab:               keytab,
 		Krb5Conf:             r.Krb5Conf(),

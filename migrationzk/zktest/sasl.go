@@ -12,6 +12,7 @@ import (
 
 	"github.com/kraftmigration/zkwriter/internal/wire"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 )
 
 // saslAuthProvider is the provider that gives SASL-authenticated clients
@@ -31,9 +32,9 @@ type saslServer struct {
 	// its JAAS Server section, options included and without the final
 	// ";", and extra JVM flags.
 	setUp func(dir string) (module string, jvmFlags []string, err error)
-	// client are the options with which Connect authenticates, after the
-	// dialer.
-	client []zkconn.Option
+	// client makes the mechanism with which Connect authenticates, anew
+	// for each client, as a program makes one for each.
+	client func() (sasl.Mechanism, error)
 }
 
 func (o *options) saslServer() *saslServer {
@@ -59,7 +60,7 @@ func WithSASLDigestUser(user, password string) Option {
 		s := o.saslServer()
 		s.digestUsers = append(s.digestUsers, [2]string{user, password})
 		if len(s.digestUsers) == 1 {
-			s.client = []zkconn.Option{zkconn.WithSASLDigest(user, password)}
+			s.client = func() (sasl.Mechanism, error) { return sasl.DigestMD5(user, password), nil }
 		}
 	}
 }
@@ -74,8 +75,32 @@ func WithSASLEnforced() Option { return func(o *options) { o.saslEnforced = true
 
 // SASL returns the zkconn options with which Connect authenticates to a
 // server started with a SASL option (WithSASLDigestUser: DIGEST-MD5 as
-// the first user), or nil.
-func (s *Security) SASL() []zkconn.Option { return append([]zkconn.Option(nil), s.saslClient...) }
+// the first user; WithKerberos: GSSAPI as KerberosClientName), or nil:
+// zkconn.WithSASL with a mechanism of its own, which holds no ticket yet.
+func (s *Security) SASL() []zkconn.Option {
+	if s.saslClient == nil {
+		return nil
+	}
+	m, err := s.saslClient()
+	if err != nil {
+		m = failedMechanism{err}
+	}
+	return []zkconn.Option{zkconn.WithSASL(m)}
+}
+
+// failedMechanism fails every dial, before it is made, with the error
+// that kept the mechanism from being made.
+type failedMechanism struct{ err error }
+
+func (m failedMechanism) Name() string { return "" }
+
+func (m failedMechanism) Prepare(_ context.Context, address string) error {
+	return &sasl.Error{Server: address, Failure: sasl.ClientFailure, Err: m.err}
+}
+
+func (m failedMechanism) Authenticate(ctx context.Context, address string) (sasl.Exchange, []byte, error) {
+	return nil, nil, m.Prepare(ctx, address)
+}
 
 // SASLUser returns the first DIGEST-MD5 user of WithSASLDigestUser and
 // its password, or empty strings.
@@ -105,7 +130,7 @@ func (s *Security) setUpSASL(dir string, o options) (string, error) {
 	if o.saslEnforced {
 		flags = append(flags, "-Dzookeeper.sessionRequireClientSASLAuth=true")
 	}
-	s.saslClient = append([]zkconn.Option(nil), o.sasl.client...)
+	s.saslClient = o.sasl.client
 	if len(o.sasl.digestUsers) > 0 {
 		s.saslUser, s.saslPassword = o.sasl.digestUsers[0][0], o.sasl.digestUsers[0][1]
 	}
@@ -169,7 +194,11 @@ func (s *saslServer) loginModule(dir string) (string, []string, error) {
 // requires even of a close.
 func (s *Security) closeSessionSASL(ctx context.Context, addr string, id int64, password []byte, deadline time.Time) (bool, error) {
 	dial := func(_, address string, _ time.Duration) (net.Conn, error) { return s.dial(ctx, address, deadline) }
-	saslDial, err := zkconn.SASLDialer(dial, SessionTimeout, s.saslClient...)
+	mech, err := s.saslClient()
+	if err != nil {
+		return false, err
+	}
+	saslDial, err := sasl.Dialer(dial, mech, SessionTimeout)
 	if err != nil {
 		return false, err
 	}

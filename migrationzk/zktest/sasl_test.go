@@ -6,14 +6,16 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
 // Fault: none. The SASL exchange is no request of the caller's: a
 // FaultDialer counts it apart (OpSASL), and OpAny faults pass it by.
 func TestFaultDialerUnderSASL(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
+	srv := securitytest.SASLDigest(t)
 	faults := zktest.NewFaultDialer(t)
 	faults.Dialer = srv.Dialer()
 	armed := faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpAny, Path: "/node"})
@@ -62,7 +64,7 @@ func TestSASLOptionErrors(t *testing.T) {
 // member and keeps its session.
 func TestSASLEnsemble(t *testing.T) {
 	e := zktest.StartEnsemble(t, 3, zktest.WithSASLDigestUser("kafka", "kafka-secret"), zktest.WithSASLEnforced())
-	var stats zkconn.SASLStats
+	var stats sasl.Stats
 	conn := e.ConnectWith(t, zkconn.WithSASLStats(&stats))
 	if _, err := conn.Create("/node", nil, 0, zk.AuthACL(zk.PermAll)); err != nil {
 		t.Fatal(err)

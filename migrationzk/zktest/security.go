@@ -14,6 +14,7 @@ import (
 
 	"github.com/kraftmigration/zkwriter/internal/zkserver"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
+	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 )
 
 // ClientAuth is how a TLS server asks for client certificates, as
@@ -123,7 +124,7 @@ type Security struct {
 	client                   *Certificate
 	superUser, superPassword string
 	enforced                 bool
-	saslClient               []zkconn.Option // how Connect authenticates with SASL
+	saslClient               func() (sasl.Mechanism, error) // how Connect authenticates with SASL
 	saslUser, saslPassword   string
 	saslServer               *saslServer // the server side, for SetSASLDigestPassword
 	saslDir                  string      // holds the server's JAAS file

@@ -78,7 +78,7 @@ func (s *Security) closeSession(ctx context.Context, addr string, id int64, pass
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
-	if len(s.saslClient) > 0 {
+	if s.saslClient != nil {
 		return s.closeSessionSASL(ctx, addr, id, password, deadline)
 	}
 	c, err := s.dial(ctx, addr, deadline)

@@ -10,17 +10,14 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
 func issueFor(t *testing.T, ca *zktest.CertAuthority, cn string) *zktest.Certificate {
 	t.Helper()
-	cert, err := ca.Issue(zktest.CertRequest{Subject: pkix.Name{CommonName: cn, OrganizationalUnit: []string{"clients"}, Organization: []string{"Acme"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert
+	return securitytest.Issue(t, ca, zktest.CertRequest{Subject: pkix.Name{CommonName: cn, OrganizationalUnit: []string{"clients"}, Organization: []string{"Acme"}}})
 }
 
 // Fault: none. Over TLS each client certificate is an x509 identity: the
@@ -32,7 +29,7 @@ func TestTLSIdentities(t *testing.T) {
 		t.Fatal(err)
 	}
 	superDN := issueFor(t, ca, "bob").DN()
-	srv := zktest.Start(t, zktest.WithTLS(), zktest.WithX509SuperUser(superDN))
+	srv := securitytest.TLS(t, zktest.WithX509SuperUser(superDN))
 	owner := srv.Connect(t)
 	p := srv.Path("/owned")
 	if _, err := owner.Create(p, []byte("v0"), 0, zk.AuthACL(zk.PermAll)); err != nil {
@@ -83,7 +80,7 @@ func TestTLSClientAuthModes(t *testing.T) {
 // reply over TLS: the FaultDialer wraps the server's TLS dialer and still
 // sees ZooKeeper's frames; ExpireSession reaches the TLS port.
 func TestFaultDialerOverTLS(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithTLS())
+	srv := securitytest.TLS(t)
 	d := zktest.NewFaultDialer(t)
 	d.Dialer = srv.Dialer()
 	c := srv.Connect(t, d.Option())
@@ -129,7 +126,7 @@ func TestFaultDialerOverTLS(t *testing.T) {
 // Fault: none. Authentication enforced for x509: a TLS client certificate
 // is enough.
 func TestAuthEnforcedX509(t *testing.T) {
-	srv := zktest.Start(t, zktest.WithTLS(), zktest.WithAuthEnforced("x509"))
+	srv := securitytest.TLS(t, zktest.WithAuthEnforced("x509"))
 	c := srv.Connect(t)
 	mustCreate(t, c, srv.Path("/n"), nil)
 }

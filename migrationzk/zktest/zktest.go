@@ -344,7 +344,7 @@ func (s *Server) ConnectWith(t testing.TB, opts ...zkconn.Option) *zk.Conn {
 func (s *Security) open(servers []string, opts []zkconn.Option) (*zk.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	all := append(append([]zkconn.Option{zkconn.WithDialer(s.Dialer())}, s.saslClient...), opts...)
+	all := append(append([]zkconn.Option{zkconn.WithDialer(s.Dialer())}, s.SASL()...), opts...)
 	return zkconn.Open(ctx, servers, SessionTimeout, all...)
 }
 

@@ -77,9 +77,51 @@ func isKnownKey(k string) bool {
 	return isSASLKey(k)
 }
 
+// tlsKeys are Kafka's TLS keys, those starting with sslPrefix.
+func tlsKeys() []string {
+	return []string{keyClientEnable, keyKeyStoreLocation, keyKeyStorePassword, keyKeyStoreType,
+		keyTrustLocation, keyTrustPassword, keyTrustType, keyEndpointIdent, keyProtocol,
+		keyEnabledProtocols, keyCipherSuites, keyOCSP, keyCRL}
+}
+
+// nearestKey returns the TLS key that k, an unknown key starting with
+// sslPrefix, most likely misspells: the nearest by edit distance, case
+// aside, within a third of the length of what follows the prefix; "" for
+// none.
+func nearestKey(k string) string {
+	lower := strings.ToLower(k)
+	best, bestDistance := "", (len(k)-len(sslPrefix))/3+1
+	for _, key := range tlsKeys() {
+		if d := editDistance(lower, strings.ToLower(key)); d < bestDistance {
+			best, bestDistance = key, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	row := make([]int, len(b)+1)
+	for j := range row {
+		row[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		diagonal := row[0]
+		row[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			diagonal, row[j] = row[j], min(row[j]+1, row[j-1]+1, diagonal+cost)
+		}
+	}
+	return row[len(b)]
+}
+
 // isSASLKey reports whether k is one of the SASL settings a Kafka tool
-// takes as system properties: they are zkconn.SASLSettingsFromProperties's,
-// and this package ignores them.
+// takes as system properties: zkconn/sasl's SettingsFromProperties reads
+// them, and this package ignores them.
 func isSASLKey(k string) bool {
 	switch k {
 	case "java.security.auth.login.config", "java.security.krb5.conf", "zookeeper.sasl.client",

@@ -26,15 +26,16 @@
 // zookeeper.sasl.client, zookeeper.sasl.clientconfig,
 // zookeeper.sasl.client.username, zookeeper.server.principal,
 // zookeeper.sasl.client.canonicalize.hostname) may share the file; they are
-// ignored here and read by zkconn.SASLSettingsFromProperties.
+// ignored here and read by zkconn/sasl's SettingsFromProperties.
 //
 // As Kafka's tools do, other keys are ignored, so that a broker's or a
 // controller's server.properties may be given as it is; LoadFileIgnoring
 // lists them. ZooKeeper's own client property names, such as
 // zookeeper.ssl.hostnameVerification, are ignored too (Kafka's tools do not
 // read them), and the list names the Kafka key to use instead. Any other
-// key starting with zookeeper.ssl. is an error naming it: a misspelt key
-// must not silently weaken the connection.
+// key starting with zookeeper.ssl. is an error naming it, and the key it
+// most likely misspells ("did you mean zookeeper.ssl.truststore.location?"):
+// a misspelt key must not silently weaken the connection.
 // A PEM keystore is Kafka's: an unencrypted PKCS#8 key ("BEGIN PRIVATE
 // KEY") and the certificate chain; a key and its certificate in a JKS
 // keystore are protected by the keystore's password, as ZooKeeper's client
@@ -163,7 +164,7 @@ func FromProperties(props map[string]string) (*tls.Config, error) {
 
 // checkKeys returns an *Error for the first key, in sorted order, that
 // starts with zookeeper.ssl. and is neither Kafka's nor ZooKeeper's own
-// name of a setting: a misspelling.
+// name of a setting: a misspelling, of the key nearestKey names if any.
 func checkKeys(props map[string]string) error {
 	var unknown []string
 	for k := range props {
@@ -176,6 +177,9 @@ func checkKeys(props map[string]string) error {
 		return nil
 	}
 	sort.Strings(unknown)
+	if like := nearestKey(unknown[0]); like != "" {
+		return &Error{Key: unknown[0], Err: fmt.Errorf("%w: did you mean %s?", ErrUnknownProperty, like)}
+	}
 	return &Error{Key: unknown[0], Err: ErrUnknownProperty}
 }
 

@@ -24,8 +24,8 @@
 // Every decoder reports failures as a *DecodeError.
 //
 // Every deliberate difference from Kafka 3.9, of this package and the
-// others, is listed in one place: the README's section "Where zkwriter
-// differs from Kafka 3.9, on purpose".
+// others, is listed in one place, numbered: docs/deviations.md in the
+// repository, "Where zkwriter differs from Kafka 3.9, on purpose".
 package znode
 
 import "strconv"
