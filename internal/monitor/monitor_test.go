@@ -133,6 +133,13 @@ func value(families map[string]*dto.MetricFamily, name string) (float64, bool) {
 	return 0, false
 }
 
+func bool01(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // want fails unless each series is served with its value.
 func want(t *testing.T, families map[string]*dto.MetricFamily, values map[string]float64) {
 	t.Helper()
@@ -212,11 +219,21 @@ func TestStalledGauge(t *testing.T) {
 	c.kraft(3000, 50)
 	c.create(znode.MigrationPath, checkpoint(1, 3000, 50), 0)
 	_, hs := c.exporter(monitor.Config{StallAfter: 500 * time.Millisecond}, nil)
-	want(t, scrape(t, hs), map[string]float64{"checkpoint_stalled": 0})
+	// The gauge follows the age the same scrape serves: on a loaded
+	// machine a scrape right after a write may come later than 500 ms.
+	agrees := func(families map[string]*dto.MetricFamily) {
+		t.Helper()
+		age, _ := value(families, "checkpoint_age_seconds")
+		want(t, families, map[string]float64{"checkpoint_stalled": bool01(age > 0.5)})
+	}
+	c.set(znode.MigrationPath, checkpoint(1, 3000, 50))
+	agrees(scrape(t, hs))
 	time.Sleep(700 * time.Millisecond)
 	want(t, scrape(t, hs), map[string]float64{"checkpoint_stalled": 1})
 	c.set(znode.MigrationPath, checkpoint(2, 3000, 50))
-	want(t, scrape(t, hs), map[string]float64{"checkpoint_stalled": 0, "checkpoint_offset": 2, "checkpoint_znode_version": 1})
+	families := scrape(t, hs)
+	agrees(families)
+	want(t, families, map[string]float64{"checkpoint_offset": 2, "checkpoint_znode_version": 2})
 
 	c.set(znode.MigrationPath, checkpoint(-1, 3000, 50))
 	time.Sleep(700 * time.Millisecond)
@@ -228,7 +245,7 @@ func TestStalledGauge(t *testing.T) {
 	c.create(znode.ControllerPath, znode.Controller{Version: 2, BrokerID: 1, Timestamp: 3, KRaftControllerEpoch: -1}.Encode(), zk.FlagEphemeral)
 	c.set(znode.MigrationPath, checkpoint(3, 3000, 50))
 	time.Sleep(700 * time.Millisecond)
-	families := scrape(t, hs)
+	families = scrape(t, hs)
 	want(t, families, map[string]float64{"checkpoint_stalled": 0, "controller_kraft": 0, "controller_ephemeral": 1, "controller_kraft_epoch": -1})
 	if _, ok := value(families, "controller_identity_matches_checkpoint"); ok {
 		t.Error("an identity match served for a ZooKeeper-mode controller")
