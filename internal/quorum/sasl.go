@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/kerberos"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	zksasl "github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 )
 
 // SASL mechanisms, as Kafka names them.
@@ -68,30 +70,31 @@ func mechanism(props map[string]string) (sasl.Mechanism, error) {
 	return nil, &ConfigError{Key: keyMechanism, Err: fmt.Errorf("%w %q: want GSSAPI, PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", ErrUnsupported, name)}
 }
 
-// jaasEntryFor reads sasl.jaas.config: one login module, the one the
-// mechanism takes.
-func jaasEntryFor(props map[string]string, mechanism string) (jaasEntry, error) {
+// jaasEntryFor reads sasl.jaas.config as Kafka's clients do
+// (zkconn/sasl.ParseJAASConfig): one login module, the one the mechanism
+// takes.
+func jaasEntryFor(props map[string]string, mechanism string) (zksasl.JAASEntry, error) {
 	value, ok := props[keyJAAS]
 	if !ok || value == "" {
-		return jaasEntry{}, &ConfigError{Key: keyJAAS, Err: fmt.Errorf("%w: SASL needs sasl.jaas.config in the file (a JAAS file in KAFKA_OPTS is not read)", ErrMissing)}
+		return zksasl.JAASEntry{}, &ConfigError{Key: keyJAAS, Err: fmt.Errorf("%w: SASL needs sasl.jaas.config in the file (a JAAS file in KAFKA_OPTS is not read)", ErrMissing)}
 	}
-	entries, err := parseJAAS(value)
+	entries, err := zksasl.ParseJAASConfig(value)
 	if err != nil {
-		return jaasEntry{}, &ConfigError{Key: keyJAAS, Err: fmt.Errorf("%w: %v", ErrInvalidValue, err)}
+		return zksasl.JAASEntry{}, &ConfigError{Key: keyJAAS, Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
 	}
 	if len(entries) != 1 {
-		return jaasEntry{}, &ConfigError{Key: keyJAAS, Err: fmt.Errorf("%w: %d login modules; a client takes exactly one", ErrInvalidValue, len(entries))}
+		return zksasl.JAASEntry{}, &ConfigError{Key: keyJAAS, Err: fmt.Errorf("%w: %d login modules; a client takes exactly one", ErrInvalidValue, len(entries))}
 	}
 	e := entries[0]
 	want := map[string]string{mechanismPlain: plainModule, mechanismSCRAMSHA256: scramModule, mechanismSCRAMSHA512: scramModule, mechanismGSSAPI: kerberosModule}[mechanism]
 	if want != "" && e.LoginModule != want {
-		return jaasEntry{}, &ConfigError{Key: keyJAAS, Err: fmt.Errorf("%w: login module %s does not do %s (want %s)", ErrInvalidValue, e.LoginModule, mechanism, want)}
+		return zksasl.JAASEntry{}, &ConfigError{Key: keyJAAS, Err: fmt.Errorf("%w: login module %s does not do %s (want %s)", ErrInvalidValue, e.LoginModule, mechanism, want)}
 	}
 	return e, nil
 }
 
 // userPassword returns the username and password options.
-func userPassword(e jaasEntry) (user, pass string, err error) {
+func userPassword(e zksasl.JAASEntry) (user, pass string, err error) {
 	user, pass = e.Options["username"], e.Options["password"]
 	if user == "" || pass == "" {
 		return "", "", &ConfigError{Key: keyJAAS, Err: fmt.Errorf("%w: %s needs username and password options", ErrMissing, shortModule(e.LoginModule))}
@@ -104,7 +107,7 @@ func shortModule(class string) string { return class[strings.LastIndexByte(class
 // gssapi returns Kerberos through franz-go's pkg/sasl/kerberos, logged in
 // from the keytab or the ticket cache Krb5LoginModule's options name,
 // with krb5.conf from $KRB5_CONFIG, else /etc/krb5.conf.
-func gssapi(props map[string]string, e jaasEntry) (sasl.Mechanism, error) {
+func gssapi(props map[string]string, e zksasl.JAASEntry) (sasl.Mechanism, error) {
 	service := props[keyServiceName]
 	if service == "" {
 		return nil, &ConfigError{Key: keyServiceName, Err: fmt.Errorf("%w: GSSAPI needs the brokers' and controllers' Kerberos service name, such as kafka", ErrMissing)}
@@ -133,7 +136,7 @@ func krb5Config() (*config.Config, error) {
 // with useKeyTab=true (principal required), else from the ticket cache
 // with useTicketCache=true (ticketCache, else $KRB5CCNAME, else
 // /tmp/krb5cc_<uid>).
-func kerberosClient(e jaasEntry, cfg *config.Config) (*client.Client, error) {
+func kerberosClient(e zksasl.JAASEntry, cfg *config.Config) (*client.Client, error) {
 	o := e.Options
 	useKeyTab, _ := strconv.ParseBool(o["useKeyTab"])
 	useCache, _ := strconv.ParseBool(o["useTicketCache"])
