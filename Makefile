@@ -1,5 +1,5 @@
-# make test   prepares ZooKeeper, a JDK with Jackson and an MIT Kerberos
-#             KDC, then vets and runs
+# make test   prepares ZooKeeper, a JDK with Jackson, an MIT Kerberos
+#             KDC and Prometheus (with promtool), then vets and runs
 #             every test with the race detector against real servers and the
 #             real JDK, and runs each fuzz target briefly.
 # make demo   the lost-acknowledgement demo (examples/lostack).
@@ -33,7 +33,7 @@
 GO ?= go
 FUZZTIME ?= 20000x
 
-.PHONY: test demo dualwrite zookeeper jdk kerberos vet fuzz bench torture mutants sandbox sandbox-delta sandbox-stop migrationzk install
+.PHONY: test demo dualwrite zookeeper jdk kerberos prometheus vet fuzz bench torture mutants sandbox sandbox-delta sandbox-stop migrationzk install
 
 zookeeper:
 	@./scripts/prepare-zookeeper.sh
@@ -44,11 +44,14 @@ jdk:
 kerberos:
 	@./scripts/prepare-kerberos.sh
 
+prometheus:
+	@./scripts/prepare-prometheus.sh
+
 vet:
 	$(GO) vet ./...
 
-test: zookeeper jdk kerberos vet
-	ZKWRITER_REQUIRE_ZK=1 ZKWRITER_REQUIRE_JDK=1 $(GO) test -race -timeout 30m ./...
+test: zookeeper jdk kerberos prometheus vet
+	ZKWRITER_REQUIRE_ZK=1 ZKWRITER_REQUIRE_JDK=1 ZKWRITER_REQUIRE_PROMETHEUS=1 ZKWRITER_REQUIRE_KFAKE=1 $(GO) test -race -timeout 30m ./...
 	./scripts/fuzz.sh $(FUZZTIME)
 
 fuzz:

@@ -33,6 +33,9 @@ type Writer struct {
 
 	fenced    atomic.Pointer[FencedError]
 	confirmed atomic.Int64
+	// confirmedMtime is the mtime of the confirmed /migration state, in
+	// Unix nanoseconds; 0 before the first.
+	confirmedMtime atomic.Int64
 	// claimed is the identity of the last leadership claim that
 	// succeeded; nil before one.
 	claimed atomic.Pointer[Identity]
@@ -91,6 +94,18 @@ func (w *Writer) Stats() Stats { return w.counters.snapshot() }
 // stops moving while writes are stuck.
 func (w *Writer) ConfirmedOffset() int64 { return w.confirmed.Load() }
 
+// ConfirmedModified returns the modification time of the last
+// /migration state this Writer confirmed (State.LastUpdated: ZooKeeper's
+// mtime, or this host's clock for a /migration it created), or the zero
+// time before the first. While writes are stuck it stops moving, and the
+// checkpoint's age, the time since, grows.
+func (w *Writer) ConfirmedModified() time.Time {
+	if ns := w.confirmedMtime.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+
 // Retired reports whether the Writer was fenced, and by what.
 func (w *Writer) Retired() (bool, error) {
 	if f := w.fenced.Load(); f != nil {
@@ -137,6 +152,9 @@ func (w *Writer) finish(start time.Time, call, path string, expected, version in
 // confirm records a /migration state known to be in ZooKeeper.
 func (w *Writer) confirm(s State, data []byte) {
 	w.confirmed.Store(s.KRaftMetadataOffset)
+	if !s.LastUpdated.IsZero() {
+		w.confirmedMtime.Store(s.LastUpdated.UnixNano())
+	}
 	w.remember(s.MigrationZkVersion, data)
 }
 

@@ -38,6 +38,8 @@ run '^BenchmarkRememberedDelta$' 200
 run '^BenchmarkRememberedMemory$' 3
 run '^BenchmarkKRaftReplay$' 10
 run '^BenchmarkKRaftImageMemory$' 3
+run '^BenchmarkMonitorScrape$' 3000
+run '^BenchmarkMonitorScan$' 3
 note "load after: $(uptime | sed 's/.*load average/load average/')"
 echo
 go run ./internal/benchfmt "$out"

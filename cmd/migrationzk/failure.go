@@ -148,7 +148,10 @@ func describe(err error) (kind, message string) {
 	var he *zkconn.HandshakeError
 	var sce *saslConfigError
 	var se *sasl.Error
+	var ke kindedError
 	switch {
+	case errors.As(err, &ke):
+		return ke.errorKind(), err.Error()
 	case errors.As(err, &ue):
 		return kindUsage, err.Error()
 	case errors.As(err, &te):

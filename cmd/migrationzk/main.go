@@ -14,6 +14,8 @@
 //	repair-null-migration  replace a null /migration with the initial state (dry run unless --apply)
 //	export                 write everything the migration mirrors into ZooKeeper as a JSON image
 //	diff A B               compare two images, each an export file or live (exit 1 when they differ)
+//	lag                    the true lag: the KRaft quorum's high watermark against /migration (DescribeQuorum)
+//	monitor                serve Prometheus metrics of the migration read from ZooKeeper, never writing
 //
 // Global flags, accepted before or after the command:
 //
@@ -198,6 +200,8 @@ func commands() []command {
 		{name: "repair-null-migration", summary: "replace a null /migration with the initial state (dry run unless --apply)", writes: true, setup: withSession(setupRepair)},
 		{name: "export", summary: "write everything the migration mirrors into ZooKeeper as a JSON image", setup: setupExport},
 		{name: "diff", summary: "compare two images, each an export file or live (exit 1 when they differ)", args: "A B", setup: setupDiff},
+		{name: "lag", summary: "the true lag: the KRaft quorum's high watermark against /migration (DescribeQuorum)", setup: withSession(setupLag)},
+		{name: "monitor", summary: "serve Prometheus metrics of the migration read from ZooKeeper, never writing", setup: withSession(setupMonitor)},
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/quorum/quorumtest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -37,6 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	os.Setenv(binEnv, bin)
+	quorumtest.Build(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

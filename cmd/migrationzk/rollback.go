@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/kraftmigration/zkwriter/internal/epochscan"
 )
 
 // Verdicts of rollback-check.
@@ -84,15 +86,12 @@ func electionEpochs(c control) (next, election int32, err error) {
 	case stateOK:
 	case stateAbsent:
 		// Kafka creates it holding 0 and the first controller gets 1.
-		return 1, 1, nil
+		return 1, epochscan.ElectionEpoch(nil, false), nil
 	default:
 		return 0, 0, fmt.Errorf("%s holds %s data (%s): the next controller's epoch cannot be told; fix it by hand", c.epoch.Path, c.epoch.State, c.epoch.Error)
 	}
-	next = c.epoch.Value + 1
-	if c.controller.isZooKeeper() {
-		return next, c.epoch.Value, nil
-	}
-	return next, next, nil
+	v := c.epoch.Value
+	return v + 1, epochscan.ElectionEpoch(&v, c.controller.isZooKeeper()), nil
 }
 
 // check reads the control znodes and scans every partition state.

@@ -26,6 +26,8 @@ type statusReport struct {
 	// "unknown" (/controller does not decode).
 	Owner   string `json:"owner"`
 	Verdict string `json:"verdict"`
+	// Stall is the checkpoint's age and the stall verdict.
+	Stall stallView `json:"stall"`
 	// Problems lists what needs an operator; empty when none.
 	Problems []string `json:"problems"`
 	// Credentials says why the digest credentials given could not be
@@ -34,20 +36,35 @@ type statusReport struct {
 }
 
 func setupStatus(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int {
-	return a.status
+	var stall stallFlags
+	stall.register(fs)
+	return func(ctx context.Context, conn *zk.Conn) int {
+		if err := stall.check(); err != nil {
+			return a.fail(err)
+		}
+		return a.status(ctx, conn, stall)
+	}
 }
 
-func (a *app) status(ctx context.Context, conn *zk.Conn) int {
+func (a *app) status(ctx context.Context, conn *zk.Conn, stall stallFlags) int {
 	c, err := a.readControl(ctx, conn)
+	if err != nil {
+		return a.fail(err)
+	}
+	reads, err := a.readCheckpointAgain(ctx, conn, c, stall.window)
 	if err != nil {
 		return a.fail(err)
 	}
 	r := statusReport{
 		header:    a.header(),
 		Migration: c.migration, Controller: c.controller, ControllerEpoch: c.epoch,
+		Stall:    judgeStall(c.controller, reads, stall.after, stall.window),
 		Problems: controlProblems(c), Credentials: a.unverified,
 	}
 	r.Owner, r.Verdict = verdict(c)
+	if r.Stall.Kind == stallStalled {
+		r.Problems = append(r.Problems, r.Stall.Text)
+	}
 
 	code := exitOK
 	if len(r.Problems) > 0 {
@@ -63,6 +80,7 @@ func (a *app) status(ctx context.Context, conn *zk.Conn) int {
 	a.field(w, c.controller.Path, c.controller.describe())
 	a.field(w, c.epoch.Path, c.epoch.describe())
 	a.printf("\nOwner: %s. %s\n", r.Owner, r.Verdict)
+	a.printStall(r.Stall)
 	for _, p := range r.Problems {
 		a.printf("Problem: %s\n", p)
 	}

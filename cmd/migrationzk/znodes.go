@@ -86,6 +86,8 @@ type migrationView struct {
 	Error      string          `json:"error,omitempty"`
 	// Data is the raw data when it does not decode.
 	Data string `json:"data,omitempty"`
+	// mtime is the znode's mtime, zero when absent.
+	mtime time.Time
 }
 
 // timeLayout is RFC 3339 with the milliseconds ZooKeeper and Kafka keep
@@ -101,7 +103,7 @@ func viewMigration(path string, r migrationzk.Znode) migrationView {
 	if !r.Exists {
 		return v
 	}
-	v.Version = r.Version
+	v.Version, v.mtime = r.Version, r.Modified
 	v.Modified = timeText(r.Modified)
 	m, err := znode.DecodeMigration(r.Data)
 	if err != nil {

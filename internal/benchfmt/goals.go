@@ -62,6 +62,7 @@ func evaluate(r run) []row {
 	rows = append(rows, rememberRows(r)...)
 	rows = append(rows, kraftReplayRows(r)...)
 	rows = append(rows, kraftMemoryRows(r)...)
+	rows = append(rows, monitorRows(r)...)
 	return rows
 }
 

@@ -11,6 +11,7 @@
 //	zkwriter_lost_acks_recovered_total      writes whose acknowledgement was lost but which a reread proved had landed
 //	zkwriter_write_duration_seconds         histogram of write call latency
 //	zkwriter_confirmed_offset               KRaft metadata offset of the last checkpoint confirmed in ZooKeeper, -1 before the first
+//	zkwriter_checkpoint_age_seconds         time since the mtime of the last checkpoint confirmed, absent before the first
 //	zkwriter_retired                        1 once the Writer was fenced by another controller, else 0
 //	zk_write_behind_lag                     committed offset minus confirmed offset, never below 0
 //
@@ -80,6 +81,7 @@ type Collector struct {
 
 	writes, attempts, retries, lostAcks *prometheus.Desc
 	latency, confirmed, retired, lag    *prometheus.Desc
+	age                                 *prometheus.Desc
 }
 
 var _ prometheus.Collector = (*Collector)(nil)
@@ -115,6 +117,7 @@ func NewCollector(w *migrationzk.Writer, committed func() int64, opts ...Option)
 		latency:   desc("write_duration_seconds", "Latency of write calls, from call to return."),
 		confirmed: desc("confirmed_offset", "KRaft metadata offset of the last /migration checkpoint confirmed in ZooKeeper, -1 before the first."),
 		retired:   desc("retired", "1 once the Writer was fenced by another controller and writes nothing more, else 0."),
+		age:       desc("checkpoint_age_seconds", ageHelp),
 	}
 	if committed != nil {
 		c.lag = prometheus.NewDesc(LagMetric,
@@ -126,7 +129,7 @@ func NewCollector(w *migrationzk.Writer, committed func() int64, opts ...Option)
 
 // Describe sends the descriptors of the metrics.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.writes, c.attempts, c.retries, c.lostAcks, c.latency, c.confirmed, c.retired} {
+	for _, d := range []*prometheus.Desc{c.writes, c.attempts, c.retries, c.lostAcks, c.latency, c.confirmed, c.retired, c.age} {
 		ch <- d
 	}
 	if c.lag != nil {
@@ -200,6 +203,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		retired = 1
 	}
 	ch <- prometheus.MustNewConstMetric(c.retired, prometheus.GaugeValue, retired)
+	c.collectAge(ch)
 	if c.lag != nil {
 		ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(Lag(c.committed(), confirmed)))
 	}

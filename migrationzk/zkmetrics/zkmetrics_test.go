@@ -188,8 +188,8 @@ zkwriter_writes_total{cluster="orders",outcome="recovered"} 1
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
 	}
-	if n := testutil.CollectAndCount(c); n != 12 {
-		t.Fatalf("%d metrics, want 12", n)
+	if n := testutil.CollectAndCount(c); n != 13 {
+		t.Fatalf("%d metrics, want 13", n)
 	}
 	if problems, err := testutil.CollectAndLint(c); err != nil || len(problems) > 0 {
 		t.Fatalf("lint: %v %v", problems, err)
