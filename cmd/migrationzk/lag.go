@@ -133,8 +133,8 @@ func (a *app) printLag(r lagReport) {
 	w := labelWidth(r.Migration.Path, "Observers")
 	a.field(w, r.Migration.Path, describeMigration(r.Migration)...)
 	if r.Quorum == nil {
-		a.field(w, "Metadata", fmt.Sprintf("%s: log end offset %d, last epoch %d, latest snapshot at offset %d (read without the network)",
-			r.Metadata.Path, r.Metadata.LogEndOffset, r.Metadata.LastEpoch, r.Metadata.SnapshotOffset))
+		a.field(w, "Metadata", fmt.Sprintf("%s: log end offset %d, last epoch %d (read without the network)",
+			r.Metadata.Path, r.Metadata.LogEndOffset, r.Metadata.LastEpoch))
 		a.printf("\nLag: %s.\n", r.Text)
 		return
 	}
@@ -187,9 +187,13 @@ func (a *app) lagFromMetadata(ctx context.Context, conn *zk.Conn, dir string) in
 	}
 	least := max(0, r.Metadata.SnapshotOffset-offset)
 	r.LagAtLeast = &least
+	lower := "no snapshot says what was committed"
+	if r.Metadata.SnapshotOffset >= 0 {
+		lower = fmt.Sprintf("the latest snapshot, at offset %d, is committed", r.Metadata.SnapshotOffset)
+	}
 	r.Text = fmt.Sprintf("at most %s (log end offset %d - 1 - checkpoint offset %d: an upper bound, read without the network; "+
-		"the log's end may not be committed, and a follower's log ends below what the quorum committed), at least %d (the latest snapshot, at offset %d, is committed), NoOps included",
-		pluralVerb(int(*r.LagAtMost), "record", "records"), d.LogEndOffset, offset, least, r.Metadata.SnapshotOffset)
+		"the log's end may not be committed, and a follower's log ends below what the quorum committed), at least %d (%s), NoOps included",
+		pluralVerb(int(*r.LagAtMost), "record", "records"), d.LogEndOffset, offset, least, lower)
 	return a.emitLag(r)
 }
 
