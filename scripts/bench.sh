@@ -40,6 +40,7 @@ run '^BenchmarkKRaftReplay$' 10
 run '^BenchmarkKRaftImageMemory$' 3
 run '^BenchmarkMonitorScrape$' 3000
 run '^BenchmarkMonitorScan$' 3
+run '^BenchmarkKRaftDiff$' 3
 note "load after: $(uptime | sed 's/.*load average/load average/')"
 echo
 go run ./internal/benchfmt "$out"

@@ -19,6 +19,11 @@ const liveSide = "live"
 // diffReport is the output of diff.
 type diffReport struct {
 	header
+	diffBody
+}
+
+// diffBody is what differs between two images, as diff reports it.
+type diffBody struct {
 	// From and To are the sides as given: an export file or "live".
 	From string `json:"from"`
 	To   string `json:"to"`
@@ -114,7 +119,13 @@ func (a *app) loadImage(ctx context.Context, side string) (dualwrite.Image, erro
 // imgFrom into imgTo.
 func (a *app) diffImages(from, to string, imgFrom, imgTo dualwrite.Image) (diffReport, dualwrite.Plan) {
 	plan := dualwrite.Diff(withUndecodableOf(imgFrom, imgTo), imgTo)
-	r := diffReport{header: a.header(), From: from, To: to, Changes: plan.Changes, Counts: plan.Counts(),
+	return diffReport{header: a.header(), diffBody: planBody(from, to, imgFrom, imgTo, plan)}, plan
+}
+
+// planBody reports plan, which makes imgFrom into imgTo, and what no
+// change makes.
+func planBody(from, to string, imgFrom, imgTo dualwrite.Image, plan dualwrite.Plan) diffBody {
+	r := diffBody{From: from, To: to, Changes: plan.Changes, Counts: plan.Counts(),
 		Skipped: []undecodableView{}, Unplanned: unplanned(imgFrom, imgTo)}
 	if r.Changes == nil {
 		r.Changes = []dualwrite.Change{}
@@ -123,7 +134,7 @@ func (a *app) diffImages(from, to string, imgFrom, imgTo dualwrite.Image) (diffR
 		r.Skipped = append(r.Skipped, undecodableView{Path: s.Path, Error: errorText(s.Err)})
 	}
 	r.Equal = plan.Empty() && len(r.Unplanned) == 0
-	return r, plan
+	return r
 }
 
 // withUndecodableOf returns from with the undecodable znodes of to added
@@ -233,16 +244,22 @@ func (a *app) printDiff(r diffReport, plan dualwrite.Plan) {
 		a.printHeader()
 	}
 	a.printf("From %s to %s:\n", r.From, r.To)
-	a.printf("%s", plan)
-	for _, u := range r.Unplanned {
-		a.printf("unplanned %s %s: from %s, to %s\n", u.Kind, u.Subject, describeSide(u.From), describeSide(u.To))
-	}
+	a.printPlan(r.diffBody, plan)
 	if r.Equal {
 		a.printf("\nEqual: %s holds what %s holds.\n", r.To, r.From)
 		return
 	}
 	a.printf("\nDifferent: %s to make %s into %s, %s no change makes.\n",
 		pluralVerb(len(r.Changes), "change", "changes"), r.From, r.To, pluralVerb(len(r.Unplanned), "difference", "differences"))
+}
+
+// printPlan prints the plan, one change a line with its values below it,
+// then the differences no change makes.
+func (a *app) printPlan(r diffBody, plan dualwrite.Plan) {
+	a.printf("%s", plan)
+	for _, u := range r.Unplanned {
+		a.printf("unplanned %s %s: from %s, to %s\n", u.Kind, u.Subject, describeSide(u.From), describeSide(u.To))
+	}
 }
 
 // undecodableIn reports whether path is among img's undecodable znodes.

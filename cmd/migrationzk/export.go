@@ -35,24 +35,44 @@ type exportReport struct {
 // "json" are refused as file names, the global flag's values, and so is a
 // directory; secrets go only to a file.
 func setupExport(a *app, fs *flag.FlagSet) runFunc {
-	file := fs.String("output", "", "write the image to `file` (created with mode 0600, replaced whole) instead of stdout; the image is JSON whatever the global --output")
-	secrets := fs.Bool("include-secrets", false, "write password configs and SCRAM credentials as read (decoded when a password encoder is given), "+
-		"for a backup Sync can restore; needs --output")
+	var f exportFlags
+	f.register(fs, "write password configs and SCRAM credentials as read (decoded when a password encoder is given), for a backup Sync can restore")
 	return func(ctx context.Context, args []string) int {
-		if *file == "" {
-			a.jsonOut = a.stderr // stdout carries the image
-		}
-		if err := a.ready(); err != nil {
+		if err := a.readyToExport(f, noArgs(args)); err != nil {
 			return a.fail(err)
 		}
-		if err := noArgs(args); err != nil {
-			return a.fail(err)
-		}
-		if err := checkExportFile(*file, *secrets); err != nil {
-			return a.fail(err)
-		}
-		return a.export(ctx, *file, *secrets)
+		return a.export(ctx, f.file, f.secrets)
 	}
+}
+
+// exportFlags are the flags of the commands that write an image: --output
+// FILE and --include-secrets.
+type exportFlags struct {
+	file    string
+	secrets bool
+}
+
+// register registers the flags on fs; secrets says what --include-secrets
+// writes.
+func (f *exportFlags) register(fs *flag.FlagSet, secrets string) {
+	fs.StringVar(&f.file, "output", "", "write the image to `file` (created with mode 0600, replaced whole) instead of stdout; the image is JSON whatever the global --output")
+	fs.BoolVar(&f.secrets, "include-secrets", false, secrets+"; needs --output")
+}
+
+// readyToExport checks the global flags, then argsErr, the arguments'
+// error, then the export flags, once the json output goes where it must:
+// to stderr when stdout carries the image.
+func (a *app) readyToExport(f exportFlags, argsErr error) error {
+	if f.file == "" {
+		a.jsonOut = a.stderr // stdout carries the image
+	}
+	if err := a.ready(); err != nil {
+		return err
+	}
+	if argsErr != nil {
+		return argsErr
+	}
+	return checkExportFile(f.file, f.secrets)
 }
 
 // checkExportFile refuses an --output that cannot be the file to write,
@@ -80,19 +100,11 @@ func (a *app) export(ctx context.Context, file string, secrets bool) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	if !secrets {
-		img = img.Redacted()
-	}
-	if file == "" {
-		if err := img.WriteJSON(a.stdout); err != nil {
-			return a.fail(fmt.Errorf("write the image: %w", err))
-		}
-	} else if err := writeImageFile(file, img); err != nil {
+	if err := a.writeExport(img, file, secrets, passwordForm(img.Secrets)); err != nil {
 		return a.fail(err)
 	}
-	if secrets {
-		fmt.Fprintf(a.stderr, "migrationzk export: warning: %s holds password configs (%s) and SCRAM credentials (--include-secrets): keep it as secret as the cluster's passwords\n",
-			file, passwordForm(img.Secrets))
+	if !secrets {
+		img = img.Redacted()
 	}
 	r := exportReport{header: a.header(), File: file, Topics: len(img.Topics), Partitions: countPartitions(img), Undecodable: len(img.Undecodable),
 		Redacted: img.Secrets == dualwrite.SecretsRedacted}
@@ -108,6 +120,27 @@ func (a *app) export(ctx context.Context, file string, secrets bool) int {
 			pluralVerb(r.Topics, "topic", "topics"), pluralVerb(r.Partitions, "partition", "partitions"), commas(r.Undecodable)+" undecodable")
 	}
 	return exitOK
+}
+
+// writeExport writes img to file, or stdout when file is "": redacted
+// unless secrets is set, and then with a warning on stderr saying that it
+// holds them, its password configs in form.
+func (a *app) writeExport(img dualwrite.Image, file string, secrets bool, form string) error {
+	if !secrets {
+		img = img.Redacted()
+	}
+	if file == "" {
+		if err := img.WriteJSON(a.stdout); err != nil {
+			return fmt.Errorf("write the image: %w", err)
+		}
+	} else if err := writeImageFile(file, img); err != nil {
+		return err
+	}
+	if secrets {
+		fmt.Fprintf(a.stderr, "migrationzk %s: warning: %s holds password configs (%s) and SCRAM credentials (--include-secrets): keep it as secret as the cluster's passwords\n",
+			a.cmd, file, form)
+	}
+	return nil
 }
 
 // passwordForm says in words what form password values are in.

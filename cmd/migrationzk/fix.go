@@ -42,9 +42,8 @@ type fixAction struct {
 	Result string `json:"result,omitempty"`
 }
 
-// fixReport is the output of rollback-fix.
-type fixReport struct {
-	header
+// writeOutcome is what a command that writes, and may be forced, did.
+type writeOutcome struct {
 	DryRun bool `json:"dry_run"`
 	Force  bool `json:"force"`
 	// Outcome is "nothing_to_do", "planned" (a dry run with work to do),
@@ -54,10 +53,16 @@ type fixReport struct {
 	// Error is why the command stopped, when it failed.
 	Error string `json:"error,omitempty"`
 	// ErrorKind is the error's kind, as in errorReport.
-	ErrorKind string       `json:"error_kind,omitempty"`
-	Before    *checkReport `json:"before,omitempty"`
-	Actions   []fixAction  `json:"actions"`
-	After     *checkReport `json:"after,omitempty"`
+	ErrorKind string `json:"error_kind,omitempty"`
+}
+
+// fixReport is the output of rollback-fix.
+type fixReport struct {
+	header
+	writeOutcome
+	Before  *checkReport `json:"before,omitempty"`
+	Actions []fixAction  `json:"actions"`
+	After   *checkReport `json:"after,omitempty"`
 }
 
 // fixFlags are rollback-fix's own flags; --apply and --yes are every
@@ -73,7 +78,7 @@ func setupRollbackFix(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) 
 }
 
 func (a *app) rollbackFix(ctx context.Context, conn *zk.Conn, f fixFlags) int {
-	rep := fixReport{header: a.header(), DryRun: !a.write.apply, Force: f.force, Actions: []fixAction{}}
+	rep := fixReport{header: a.header(), writeOutcome: writeOutcome{DryRun: !a.write.apply, Force: f.force}, Actions: []fixAction{}}
 	before, err := a.check(ctx, conn)
 	if err != nil {
 		return a.fail(err)

@@ -133,10 +133,35 @@ func (a *app) parseTop(args []string) (cmd *command, rest []string, code int, ok
 	case top.Arg(0) == "help":
 		return nil, nil, a.help(usage()), false
 	}
+	if top.Arg(0) == strings.TrimSpace(kraftPrefix) {
+		return a.parseKRaft(top.Args()[1:], usage)
+	}
 	if cmd = findCommand(top.Arg(0)); cmd == nil {
 		return nil, nil, a.failUsage(fmt.Errorf("unknown command %q", top.Arg(0)), "migrationzk --help"), false
 	}
 	return cmd, top.Args()[1:], exitOK, true
+}
+
+// parseKRaft finds the kraft command args name: kraft status, diff,
+// export or sync. Without one, or with help, it prints the usage.
+func (a *app) parseKRaft(args []string, usage func() string) (cmd *command, rest []string, code int, ok bool) {
+	var names []string
+	for _, c := range commands() {
+		if sub, isKRaft := strings.CutPrefix(c.name, kraftPrefix); isKRaft {
+			names = append(names, sub)
+		}
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	switch {
+	case len(args) == 0:
+		return nil, nil, a.failUsage(fmt.Errorf("kraft needs a command: %s", list), "migrationzk --help"), false
+	case args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
+		return nil, nil, a.help(usage()), false
+	}
+	if cmd = findCommand(kraftPrefix + args[0]); cmd == nil {
+		return nil, nil, a.failUsage(fmt.Errorf("unknown command %q: kraft has %s", "kraft "+args[0], list), "migrationzk --help"), false
+	}
+	return cmd, args[1:], exitOK, true
 }
 
 // parseCommand parses what follows the command's name: its flags and the

@@ -16,6 +16,15 @@
 //	diff A B               compare two images, each an export file or live (exit 1 when they differ)
 //	lag                    the true lag: the KRaft quorum's high watermark against /migration (DescribeQuorum)
 //	monitor                serve Prometheus metrics of the migration read from ZooKeeper, never writing
+//	kraft status DIR       what a KRaft metadata directory holds, and how far /migration is behind its log
+//	kraft diff DIR         whether ZooKeeper holds KRaft's image at /migration's offset, and what KRaft holds after it
+//	kraft export DIR       write KRaft's image, replayed from its metadata, as a JSON image
+//	kraft sync DIR...      make ZooKeeper hold KRaft's image before a rollback (dry run unless --apply)
+//
+// The kraft commands read KRaft's own metadata (a controller's Kafka log
+// directory, its __cluster_metadata-0, a .checkpoint or a .log) without
+// taking its lock. lag --metadata-dir DIR bounds the lag from such a
+// directory instead of asking the quorum.
 //
 // Global flags, accepted before or after the command:
 //
@@ -33,14 +42,15 @@
 //	--verbose                      log every ZooKeeper write to stderr
 //	--version                      print the version and exit
 //
-// Writes: rollback-fix and repair-null-migration write only with --apply,
-// and print every write on stderr as they make it. They act only on
-// servers named by --zk or $ZK_SERVERS, never on the default. With --apply
-// they show their plan and then, when stdin is a terminal, ask before the
-// first write; when stdin is not a terminal (a script, a pipe, a job) they
-// write only with --yes: without it nothing is written and the exit code
-// is 2 ("add --yes"). --yes also skips the question on a terminal.
-// (rollback-fix --apply used to proceed without asking off a terminal.)
+// Writes: rollback-fix, repair-null-migration and kraft sync write only
+// with --apply, and print every write on stderr as they make it. They act
+// only on servers named by --zk or $ZK_SERVERS, never on the default.
+// With --apply they show their plan and then, when stdin is a terminal,
+// ask before the first write; when stdin is not a terminal (a script, a
+// pipe, a job) they write only with --yes: without it nothing is written
+// and the exit code is 2 ("add --yes"). --yes also skips the question on
+// a terminal. (rollback-fix --apply used to proceed without asking off a
+// terminal.)
 //
 // Secrets: digest credentials and the password encoder's secret come from a
 // file or the environment, never a flag value. No output shows a password,
@@ -202,19 +212,45 @@ func commands() []command {
 		{name: "diff", summary: "compare two images, each an export file or live (exit 1 when they differ)", args: "A B", setup: setupDiff},
 		{name: "lag", summary: "the true lag: the KRaft quorum's high watermark against /migration (DescribeQuorum)", setup: withSession(setupLag)},
 		{name: "monitor", summary: "serve Prometheus metrics of the migration read from ZooKeeper, never writing", setup: withSession(setupMonitor)},
+		{name: "kraft status", summary: "what a KRaft metadata directory holds, and how far /migration is behind its log", args: "DIR|FILE", setup: withSessionArgs(setupKRaftStatus)},
+		{name: "kraft diff", summary: "whether ZooKeeper holds what KRaft's metadata holds at /migration's offset, and what KRaft holds after it (exit 1 when not)", args: "DIR|FILE", setup: setupKRaftDiff},
+		{name: "kraft export", summary: "write KRaft's image, replayed from its metadata, as a JSON image", args: "DIR|FILE", setup: setupKRaftExport},
+		{name: "kraft sync", summary: "make ZooKeeper hold KRaft's image before a rollback, as a KRaft controller's full sync would (dry run unless --apply)", args: "DIR [DIR...]", writes: true, setup: withSessionArgs(setupKRaftSync)},
 	}
 }
+
+// kraftPrefix starts the names of the commands that read KRaft's own
+// metadata: migrationzk kraft status, and so on.
+const kraftPrefix = "kraft "
 
 // withSession makes a command that takes no arguments and runs with a
 // client holding a session, after the preflight checks, of setup.
 func withSession(setup func(a *app, fs *flag.FlagSet) func(context.Context, *zk.Conn) int) func(*app, *flag.FlagSet) runFunc {
-	return func(a *app, fs *flag.FlagSet) runFunc {
+	return withSessionArgs(func(a *app, fs *flag.FlagSet) sessionCommand {
 		exec := setup(a, fs)
+		return sessionCommand{args: noArgs, run: func(ctx context.Context, conn *zk.Conn, _ []string) int { return exec(ctx, conn) }}
+	})
+}
+
+// sessionCommand is a command that runs with a client holding a session:
+// args checks its positional arguments, before anything is dialled; run
+// runs it.
+type sessionCommand struct {
+	args func(args []string) error
+	run  func(ctx context.Context, conn *zk.Conn, args []string) int
+}
+
+// withSessionArgs makes the command setup returns: its arguments and the
+// global flags checked, it runs with a client holding a session, after the
+// preflight checks.
+func withSessionArgs(setup func(a *app, fs *flag.FlagSet) sessionCommand) func(*app, *flag.FlagSet) runFunc {
+	return func(a *app, fs *flag.FlagSet) runFunc {
+		cmd := setup(a, fs)
 		return func(ctx context.Context, args []string) int {
 			if err := a.ready(); err != nil {
 				return a.fail(err)
 			}
-			if err := noArgs(args); err != nil {
+			if err := cmd.args(args); err != nil {
 				return a.fail(err)
 			}
 			conn, err := a.connect(ctx)
@@ -225,7 +261,7 @@ func withSession(setup func(a *app, fs *flag.FlagSet) func(context.Context, *zk.
 			if err := a.preflight(ctx, conn); err != nil {
 				return a.fail(err)
 			}
-			return exec(ctx, conn)
+			return cmd.run(ctx, conn, args)
 		}
 	}
 }

@@ -30,6 +30,21 @@ func (a *app) emitJSON(v any) {
 	_, _ = a.jsonOut.Write(b.Bytes())
 }
 
+// emit outputs report r: as JSON in json mode, else with print. It
+// returns exitProblem when problems lists any, else exitOK.
+func (a *app) emit(r any, problems []string, print func()) int {
+	code := exitOK
+	if len(problems) > 0 {
+		code = exitProblem
+	}
+	if a.json() {
+		a.emitJSON(r)
+		return code
+	}
+	print()
+	return code
+}
+
 // printf writes text output.
 func (a *app) printf(format string, args ...any) {
 	fmt.Fprintf(a.stdout, format, args...)

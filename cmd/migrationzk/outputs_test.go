@@ -32,9 +32,10 @@ type failureCase struct {
 	parse bool
 }
 
-// outputCommands are every command, as run in the matrix: each export
-// form, diff of the live cluster with itself.
-func outputCommands(dir string) map[string][]string {
+// outputCommands are every command that reads ZooKeeper, as run in the
+// matrix: each export form, diff of the live cluster with itself, the
+// kraft commands with KRaft's metadata in kraft.
+func outputCommands(dir, kraft string) map[string][]string {
 	return map[string][]string{
 		"status":                {"status"},
 		"rollback-check":        {"rollback-check"},
@@ -43,7 +44,19 @@ func outputCommands(dir string) map[string][]string {
 		"export":                {"export"},
 		"export-file":           {"export", "--output", filepath.Join(dir, "image.json")},
 		"diff":                  {"diff", "live", "live"},
+		"kraft status":          {"kraft", "status", kraft},
+		"kraft diff":            {"kraft", "diff", kraft},
+		"kraft sync":            {"kraft", "sync", kraft},
 	}
+}
+
+// commandOf is the name of the command args run: its first argument, and
+// the second after kraft.
+func commandOf(args []string) string {
+	if args[0] == "kraft" {
+		return args[0] + " " + args[1]
+	}
+	return args[0]
 }
 
 // TestOutputMatrix runs every command with every kind of failure, in text
@@ -53,7 +66,9 @@ func outputCommands(dir string) map[string][]string {
 // Fault: usage (a bad flag value, an empty --zk, a server that can
 // never be reached: IPv6 without brackets, too many colons; a duration
 // without a unit; a writing command without --zk or $ZK_SERVERS;
-// --apply off a terminal without --yes), tls_config, tls (a plaintext client at a TLS port),
+// --apply off a terminal without --yes; each usage error of the kraft
+// commands and of lag --metadata-dir), tls_config, tls (a plaintext
+// client at a TLS port),
 // sasl_config, a refused SASL password, no SASL where the server enforces
 // authentication, bad digest credentials,
 // not_authorized, unreachable, no_kafka_metadata.
@@ -78,8 +93,8 @@ func TestOutputMatrix(t *testing.T) {
 	}
 	unconfirmed := newCluster(t, plain, admin, "unconfirmed")
 	unconfirmed.seedKafka(43, uniform("orders", 2, 50))
-	unconfirmed.zkController(1)
 	unconfirmed.migration(nil)
+	kraft := smallMetadata(t)
 	s := startSecured(t)
 	sc := s.kafkaCluster(t, "secured")
 	sasl := saslCluster(t)
@@ -126,8 +141,8 @@ func TestOutputMatrix(t *testing.T) {
 		}
 	})
 	for _, fc := range cases {
-		for name, args := range outputCommands(t.TempDir()) {
-			if fc.writes && !findCommand(args[0]).writes {
+		for name, args := range outputCommands(t.TempDir(), kraft) {
+			if fc.writes && !findCommand(commandOf(args)).writes {
 				continue
 			}
 			for _, mode := range []string{"text", "json"} {
@@ -140,12 +155,42 @@ func TestOutputMatrix(t *testing.T) {
 				} else if label == kindTLS+"/status/text" {
 					t.Logf("a plaintext client at a TLS port fails in %v", d.Round(time.Millisecond))
 				}
-				checkFailureOutput(t, label, r, fc, args[0], mode == "json", name == "export" && !fc.parse)
+				checkFailureOutput(t, label, r, fc, commandOf(args), mode == "json", name == "export" && !fc.parse)
 			}
 		}
 	}
+	t.Run("kraft-usage", func(t *testing.T) { kraftUsageErrors(t, append(plainZK, "--root", ok.root), kraft) })
 	unconfirmed.unchanged(znode.ControllerEpochPath, []byte("43"), 43)
 	unconfirmed.unchanged(znode.MigrationPath, nil, 0)
+}
+
+// kraftUsageErrors runs each usage error of the kraft commands and of
+// lag --metadata-dir, in text and json, with flags and KRaft's metadata
+// in kraft: exit 2, error_kind usage, before anything is dialled or read.
+func kraftUsageErrors(t *testing.T, flags []string, kraft string) {
+	for _, u := range []struct {
+		command string
+		args    []string
+		want    string
+		// toStderr: the json goes to stderr, as export's does when its
+		// image would go to stdout.
+		toStderr bool
+	}{
+		{"", []string{"kraft"}, "kraft needs a command: status, diff, export or sync", false},
+		{"", []string{"kraft", "frob"}, `unknown command "kraft frob": kraft has status, diff, export or sync`, false},
+		{"kraft diff", []string{"kraft", "diff"}, "give KRaft's metadata: a Kafka log directory", false},
+		{"kraft status", []string{"kraft", "status", kraft, kraft}, "want one metadata directory or file, got 2", false},
+		{"kraft diff", []string{"kraft", "diff", kraft, "--at", "x"}, `invalid value "x" for flag -at: want an offset of the metadata log, a whole number from 0`, false},
+		{"kraft sync", []string{"kraft", "sync"}, "give KRaft's metadata", false},
+		{"kraft sync", []string{"kraft", "sync", kraft, "--controller-id", "-5"}, `invalid value "-5" for flag -controller-id: want a KRaft controller's id, a whole number from 0 to 2147483647`, false},
+		{"kraft export", []string{"kraft", "export", kraft, "--include-secrets"}, "--include-secrets writes secrets only to a file", true},
+		{"lag", []string{"lag", "--metadata-dir", kraft, "--bootstrap-controller", "c1:9093"}, "--metadata-dir and a quorum to ask", false},
+	} {
+		for _, mode := range []string{"text", "json"} {
+			r := runBinary(t, nil, append(append(append([]string{}, flags...), "--output", mode), u.args...)...)
+			checkFailureOutput(t, strings.Join(u.args, " ")+"/"+mode, r, failureCase{kind: kindUsage, want: u.want}, u.command, mode == "json", u.toStderr)
+		}
+	}
 }
 
 // checkFailureOutput checks one run of the matrix.

@@ -66,14 +66,11 @@ func (a *app) status(ctx context.Context, conn *zk.Conn, stall stallFlags) int {
 		r.Problems = append(r.Problems, r.Stall.Text)
 	}
 
-	code := exitOK
-	if len(r.Problems) > 0 {
-		code = exitProblem
-	}
-	if a.json() {
-		a.emitJSON(r)
-		return code
-	}
+	return a.emit(r, r.Problems, func() { a.printStatus(r, c) })
+}
+
+// printStatus prints a status report as text.
+func (a *app) printStatus(r statusReport, c control) {
 	a.printHeader()
 	w := labelWidth(c.migration.Path, c.controller.Path, c.epoch.Path)
 	a.field(w, c.migration.Path, describeMigration(c.migration)...)
@@ -87,7 +84,6 @@ func (a *app) status(ctx context.Context, conn *zk.Conn, stall stallFlags) int {
 	if r.Credentials != "" {
 		a.printf("Credentials: %s.\n", r.Credentials)
 	}
-	return code
 }
 
 // controlProblems lists what is wrong with the control znodes.

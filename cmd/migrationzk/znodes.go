@@ -45,6 +45,17 @@ func (a *app) readZnode(ctx context.Context, conn *zk.Conn, path string) (migrat
 	return zs[0], nil
 }
 
+// readMigration reads /migration, bounded by --timeout.
+func (a *app) readMigration(ctx context.Context, conn *zk.Conn) (migrationView, error) {
+	ctx, cancel := a.step(ctx)
+	defer cancel()
+	z, err := a.readZnode(ctx, conn, znode.MigrationPath)
+	if err != nil {
+		return migrationView{}, err
+	}
+	return viewMigration(a.path(znode.MigrationPath), z), nil
+}
+
 // dataState classifies data that failed to decode: null, empty or other.
 func dataState(data []byte) string {
 	switch {

@@ -21,9 +21,12 @@
 // /migration naming KRaft controller 3000 and /controller held by it, and
 // partition states stamped with the KRaft epoch, above /controller_epoch,
 // which a rollback to ZooKeeper mode would leave offline (migrationzk
-// rollback-check). start and delta print what the cluster holds when they
-// are done, read from ZooKeeper, so that a second start, or a delta
-// ZooKeeper holds already, says what is there.
+// rollback-check). Beside it, in the sandbox directory's kraft, is the
+// KRaft controller's own metadata (meta.properties and a metadata log
+// written by internal/kraftlog's writer) that ZooKeeper mirrors, for
+// migrationzk kraft status and kraft diff. start and delta print what the
+// cluster holds when they are done, read from ZooKeeper, so that a second
+// start, or a delta ZooKeeper holds already, says what is there.
 package main
 
 import (

@@ -129,6 +129,8 @@ func (sb sandbox) printRunning(ctx context.Context, addr, how string) error {
 	}
 	fmt.Fprintf(sb.stdout, "\nUse --zk %s, for example:\n\n    export ZK=%s\n    migrationzk --zk \"$ZK\" status\n"+
 		"    migrationzk --zk \"$ZK\" rollback-check    # the partitions a rollback would leave offline\n\n", addr, addr)
+	fmt.Fprintf(sb.stdout, "The KRaft controller's metadata, which ZooKeeper mirrors, is in %s:\n\n    export KRAFT=%s\n"+
+		"    migrationzk --zk \"$ZK\" kraft diff \"$KRAFT\"    # does ZooKeeper hold what KRaft holds?\n\n", sb.path(metadataDir), sb.path(metadataDir))
 	fmt.Fprintf(sb.stdout, "Stop it with make sandbox-stop (zksandbox stop -dir %s).\n", sb.dir)
 	return nil
 }
@@ -254,7 +256,7 @@ func (sb sandbox) serveLocal(ctx context.Context) error {
 func (sb sandbox) seedAndHold(ctx context.Context, conn *zk.Conn, servers []string, root string, alive func() bool) error {
 	seedCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := seed(seedCtx, conn, root); err != nil {
+	if err := seed(seedCtx, conn, root, sb.path(metadataDir)); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
 	addr := strings.Join(servers, ",") + root

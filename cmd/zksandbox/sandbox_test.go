@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func parseStep(t *testing.T, line string) walkthroughStep {
 		return walkthroughStep{line: line, make: "delta"}
 	case "make sandbox-stop":
 		return walkthroughStep{line: line, make: "stop"}
-	case "export ZK=127.0.0.1:<port>/kafka", "go install ./cmd/migrationzk":
+	case "export ZK=127.0.0.1:<port>/kafka", "export KRAFT=<sandbox dir>/kraft", "go install ./cmd/migrationzk":
 		return walkthroughStep{line: line}
 	}
 	m := stepComment.FindStringSubmatch(line)
@@ -116,13 +117,21 @@ func runEnv(t *testing.T, env []string, dir, bin string, args ...string) (string
 	return out.String(), 0
 }
 
-// zkAddr is the --zk start prints.
-var zkAddr = regexp.MustCompile(`export ZK=(\S+)`)
+// zkAddr is the --zk start prints, kraftDir the KRaft metadata directory.
+var (
+	zkAddr   = regexp.MustCompile(`export ZK=(\S+)`)
+	kraftDir = regexp.MustCompile(`export KRAFT=(\S+)`)
+)
+
+// kraftArg is the walkthrough's argument naming the sandbox's KRaft
+// metadata directory, which start prints.
+const kraftArg = `"$KRAFT"`
 
 // TestWalkthrough runs the operators' guide's sandbox walkthrough as it
 // stands: zksandbox start, each migrationzk line through the built binary
-// (its exit code and output as the line's comment says), zksandbox delta
-// and stop; then no sandbox is left: no directory, no server, no chroot. It
+// (its exit code and output as the line's comment says; "$KRAFT" the
+// KRaft metadata directory start prints), zksandbox delta and stop; then
+// no sandbox is left: no directory, no server, no chroot. It
 // runs on a server the sandbox starts itself, and on servers named by
 // ZK_SERVERS, where the outputs name the sandbox's chroot before /kafka.
 // Fault: none.
@@ -155,7 +164,7 @@ func TestWalkthrough(t *testing.T) {
 func walk(t *testing.T, env []string, sandboxBin, migrationzk string) string {
 	work := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "sandbox")
-	var zk, chroot string
+	var zk, chroot, kraft string
 	stopped := false
 	t.Cleanup(func() {
 		if !stopped {
@@ -175,13 +184,22 @@ func walk(t *testing.T, env []string, sandboxBin, migrationzk string) string {
 					t.Fatalf("start printed no --zk:\n%s", out)
 				}
 				zk = m[1]
+				if k := kraftDir.FindStringSubmatch(out); k != nil {
+					kraft = k[1]
+				}
 				if strings.Contains(zk, chrootPrefix) {
 					chroot = sandboxChroot(t, zk)
 				}
 			}
 			stopped = step.make == "stop"
 		case step.args != nil:
-			out, code := runEnv(t, env, work, migrationzk, append([]string{"--zk", zk}, step.args...)...)
+			args := slices.Clone(step.args)
+			for i, a := range args {
+				if a == kraftArg {
+					args[i] = kraft
+				}
+			}
+			out, code := runEnv(t, env, work, migrationzk, append([]string{"--zk", zk}, args...)...)
 			if chroot != "" {
 				out = strings.ReplaceAll(out, chroot, "")
 			}

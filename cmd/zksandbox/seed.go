@@ -44,8 +44,10 @@ var (
 
 // seed lays out the cluster under root: first what the ZooKeeper-mode
 // cluster left (brokers, topic payments, /controller_epoch), then what the
-// KRaft controller wrote since it took over in dual-write.
-func seed(ctx context.Context, conn *zk.Conn, root string) error {
+// KRaft controller wrote since it took over in dual-write. The KRaft
+// controller's metadata, which ZooKeeper then mirrors, goes to
+// metadata, a Kafka log directory.
+func seed(ctx context.Context, conn *zk.Conn, root, metadata string) error {
 	w, err := migrationzk.New(conn, migrationzk.WithRoot(root))
 	if err != nil {
 		return err
@@ -53,24 +55,29 @@ func seed(ctx context.Context, conn *zk.Conn, root string) error {
 	if err := w.CreateTopLevelPaths(ctx); err != nil {
 		return err
 	}
-	if err := seedZooKeeperMode(conn, root); err != nil {
+	t := newSeededTopics()
+	offset, err := writeMetadata(metadata, t)
+	if err != nil {
+		return fmt.Errorf("the KRaft metadata: %w", err)
+	}
+	if err := seedZooKeeperMode(conn, root, t); err != nil {
 		return fmt.Errorf("the ZooKeeper-mode cluster: %w", err)
 	}
-	return seedDualWrite(ctx, w)
+	return seedDualWrite(ctx, w, t, offset)
 }
 
 // seedZooKeeperMode writes under root what a ZooKeeper-mode cluster
 // leaves: the cluster id, three live brokers (ephemeral, held by conn),
-// topic payments as its controller created it in epoch
+// topic payments of t as its controller created it in epoch
 // zkControllerEpoch, and /controller_epoch.
-func seedZooKeeperMode(conn *zk.Conn, root string) error {
+func seedZooKeeperMode(conn *zk.Conn, root string, t seededTopics) error {
 	acl := zk.WorldACL(zk.PermAll)
 	create := func(path string, data []byte, flags int32) *zk.CreateRequest {
 		return &zk.CreateRequest{Path: root + path, Data: data, Acl: acl, Flags: flags}
 	}
 	ops := []any{
 		create("/cluster", nil, 0),
-		create("/cluster/id", []byte(`{"version":"1","id":"q1Sh-9_ISia_zwGINzRvyQ"}`), 0),
+		create("/cluster/id", []byte(`{"version":"1","id":"`+clusterID+`"}`), 0),
 		create(znode.ControllerEpochPath, znode.EncodeControllerEpoch(zkControllerEpoch), 0),
 	}
 	for b := 1; b <= 3; b++ {
@@ -78,8 +85,7 @@ func seedZooKeeperMode(conn *zk.Conn, root string) error {
 			9091+b, 9091+b, time.Now().UnixMilli())
 		ops = append(ops, create(fmt.Sprintf("/brokers/ids/%d", b), []byte(reg), zk.FlagEphemeral))
 	}
-	payments := znode.Topic{ID: znode.NewUuid(), Partitions: map[int32]znode.ReplicaAssignment{
-		0: {Replicas: []int32{1, 2, 3}}, 1: {Replicas: []int32{2, 3, 1}}}}
+	payments := znode.Topic{ID: t.payments, Partitions: t.paymentsParts}
 	dir := znode.TopicPath("payments")
 	ops = append(ops, create(dir, payments.Encode(), 0), create(dir+"/partitions", nil, 0),
 		create(znode.TopicConfigEntity("payments").Path(), znode.Config{}.Encode(), 0))
@@ -107,10 +113,11 @@ func sortedCreates(ops []any) []any {
 
 // seedDualWrite is the KRaft controller's tenure so far: it claims
 // leadership, names itself in /migration, and mirrors one delta (topic
-// orders created, a leader of payments moved, configs, a quota and ACLs),
-// which stamps its partition states with the KRaft epoch, above the
-// epoch the next ZooKeeper-mode controller would get.
-func seedDualWrite(ctx context.Context, w *migrationzk.Writer) error {
+// orders of t created, a leader of payments moved, configs, a quota and
+// ACLs), which stamps its partition states with the KRaft epoch, above
+// the epoch the next ZooKeeper-mode controller would get; the checkpoint
+// is at offset, the last of KRaft's log.
+func seedDualWrite(ctx context.Context, w *migrationzk.Writer, t seededTopics, offset int64) error {
 	s, err := tenure(ctx, w, kraftControllerID, kraftEpoch)
 	if err != nil {
 		return err
@@ -119,12 +126,11 @@ func seedDualWrite(ctx context.Context, w *migrationzk.Writer) error {
 	if err != nil {
 		return err
 	}
-	orders := dualwrite.Topic{Name: "orders", ID: znode.NewUuid(), Partitions: map[int32]dualwrite.Partition{}}
-	for p := int32(0); p < 3; p++ {
-		r := []int32{p%3 + 1, (p+1)%3 + 1, (p+2)%3 + 1}
+	orders := dualwrite.Topic{Name: "orders", ID: t.orders, Partitions: map[int32]dualwrite.Partition{}}
+	for p, r := range t.ordersParts {
 		orders.Partitions[p] = dualwrite.Partition{Replicas: r, State: dualwrite.PartitionState{Leader: r[0], ISR: r}}
 	}
-	s.KRaftMetadataOffset = 1200
+	s.KRaftMetadataOffset = offset
 	_, _, err = c.Batch().
 		CreateTopic(orders).
 		UpdatePartitions("payments", map[int32]dualwrite.PartitionState{0: {Leader: 2, LeaderEpoch: 4, ISR: []int32{2, 3}}}).
@@ -154,7 +160,9 @@ func tenure(ctx context.Context, w *migrationzk.Writer, id, epoch int32) (migrat
 }
 
 // delta is what the KRaft controller elected next mirrors: a leader of
-// orders moves, a topic config changes and an ACL entry is added. It is
+// orders moves, a topic config changes and an ACL entry is added. It
+// commits them to the sandbox's KRaft metadata log first, in a new leader
+// epoch, then mirrors them. It is
 // planned from what ZooKeeper holds: only what differs is written, its
 // partition state stamped with the new KRaft epoch, and when nothing
 // differs no controller takes over and nothing is written. Either way it
@@ -182,7 +190,11 @@ func (sb sandbox) delta(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	offset, err := sb.mirror(ctx, w, plan, id, epoch)
+	offset, err := appendDelta(ctx, sb.path(metadataDir), current.Topics["orders"].ID, id, epoch)
+	if err != nil {
+		return err
+	}
+	err = sb.mirror(ctx, w, plan, id, epoch, offset)
 	if err != nil {
 		return err
 	}
@@ -238,24 +250,23 @@ func nextController(ctx context.Context, w *migrationzk.Writer) (id, epoch int32
 }
 
 // mirror claims leadership as KRaft controller id in epoch and applies
-// plan in one fenced batch with the checkpoint; it returns the
-// checkpoint's offset.
-func (sb sandbox) mirror(ctx context.Context, w *migrationzk.Writer, plan dualwrite.Plan, id, epoch int32) (int64, error) {
+// plan in one fenced batch with the checkpoint at offset.
+func (sb sandbox) mirror(ctx context.Context, w *migrationzk.Writer, plan dualwrite.Plan, id, epoch int32, offset int64) error {
 	s, err := tenure(ctx, w, id, epoch)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	c, err := dualwrite.New(w)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	b := c.Batch()
 	if err := plan.AddTo(b); err != nil {
-		return 0, err
+		return err
 	}
-	s.KRaftMetadataOffset = max(s.KRaftMetadataOffset, 1200) + 3
-	s, _, err = b.Apply(ctx, s)
-	return s.KRaftMetadataOffset, err
+	s.KRaftMetadataOffset = offset
+	_, _, err = b.Apply(ctx, s)
+	return err
 }
 
 // readCluster returns a Writer under root and the image of the cluster

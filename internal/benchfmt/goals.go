@@ -8,7 +8,7 @@ import (
 
 // row is one line of the table: a figure and, for a goal, whether it holds.
 type row struct {
-	goal    string // the goal's number, 1 to 13
+	goal    string // the goal's number, 1 to 15
 	what    string
 	bench   string
 	figure  string
@@ -63,6 +63,7 @@ func evaluate(r run) []row {
 	rows = append(rows, kraftReplayRows(r)...)
 	rows = append(rows, kraftMemoryRows(r)...)
 	rows = append(rows, monitorRows(r)...)
+	rows = append(rows, kraftDiffRows(r)...)
 	return rows
 }
 
