@@ -19,7 +19,7 @@ func (s *state) applyTopic(r *kraftlog.TopicRecord, offset int64) error {
 		return inconsistent(offset, "TopicRecord gives topic %q the id %s, but it has %s", r.Name, r.TopicID, other.ID)
 	}
 	oldTopic, had := s.topics.Topics[r.Name]
-	t := &topicMeta{name: r.Name, id: r.TopicID, parts: make(map[int32]dualwrite.Partition, s.hint), dense: make([]partExtra, 0, s.hint)}
+	t := &topicMeta{name: r.Name, id: r.TopicID, parts: make(map[int32]dualwrite.Partition, s.hint), epochs: make([]int32, 0, s.hint)}
 	s.hint = 0
 	if s.txn != nil {
 		t.txn = s.txn.seq
