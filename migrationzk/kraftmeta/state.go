@@ -95,6 +95,17 @@ func (t *topicMeta) extra(id int32) partExtra {
 	return e
 }
 
+// setEpoch sets partition id's epoch and no rare extras, as setExtra
+// does, at once for the partition after the last in order, as a snapshot
+// lists them.
+func (t *topicMeta) setEpoch(id, epoch int32) {
+	if int(id) == len(t.epochs) && t.sparseEpochs == nil && t.rare == nil {
+		t.epochs = append(t.epochs, epoch)
+		return
+	}
+	t.setExtra(id, partExtra{epoch: epoch})
+}
+
 func (t *topicMeta) setExtra(id int32, e partExtra) {
 	switch {
 	case id >= 0 && int(id) < len(t.epochs):

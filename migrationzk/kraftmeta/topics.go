@@ -71,13 +71,9 @@ func (s *state) removeTopic(id znode.Uuid, offset int64) error {
 // applyPartition sets a partition in full, as PartitionRegistration
 // reads a PartitionRecord.
 func (s *state) applyPartition(r *kraftlog.PartitionRecord, offset int64) error {
-	t := s.last
-	if t == nil || t.id != r.TopicID {
-		t = s.byID[r.TopicID]
-		s.last = t
-	}
-	if t == nil {
-		return inconsistent(offset, "PartitionRecord of partition %d of topic %s, which does not exist", r.PartitionID, r.TopicID)
+	t, err := s.partitionTopic(r.TopicID, r.PartitionID, offset)
+	if err != nil {
+		return err
 	}
 	if r.LeaderRecoveryState != 0 && r.LeaderRecoveryState != 1 {
 		return inconsistent(offset, "PartitionRecord: leader recovery state %d is not valid", r.LeaderRecoveryState)
@@ -85,17 +81,58 @@ func (s *state) applyPartition(r *kraftlog.PartitionRecord, offset int64) error 
 	if len(r.Directories) > 0 && len(r.Directories) != len(r.Replicas) {
 		return inconsistent(offset, "PartitionRecord: %d directories for %d replicas", len(r.Directories), len(r.Replicas))
 	}
-	p := dualwrite.Partition{
+	if s.txn != nil {
+		s.undoPartition(t, r.PartitionID)
+	}
+	t.parts[r.PartitionID] = dualwrite.Partition{
 		Replicas:         r.Replicas,
 		AddingReplicas:   nilIfEmpty(r.AddingReplicas),
 		RemovingReplicas: nilIfEmpty(r.RemovingReplicas),
 		State:            dualwrite.PartitionState{Leader: r.Leader, LeaderEpoch: r.LeaderEpoch, ISR: r.Isr, LeaderRecoveryState: r.LeaderRecoveryState},
 	}
-	e := partExtra{epoch: r.PartitionEpoch, rare: newRare(r.Directories, r.EligibleLeaderReplicas, r.LastKnownElr)}
-	s.undoPartition(t, r.PartitionID)
-	t.parts[r.PartitionID] = p
-	t.setExtra(r.PartitionID, e)
+	t.setExtra(r.PartitionID, partExtra{epoch: r.PartitionEpoch, rare: newRare(r.Directories, r.EligibleLeaderReplicas, r.LastKnownElr)})
 	return nil
+}
+
+// applyPartitionHead is applyPartition of a PartitionRecord of the
+// common shape, read in place: no leader recovery state, no eligible
+// leader replicas, every directory MIGRATING.
+func (s *state) applyPartitionHead(h *kraftlog.PartitionHead, offset int64) error {
+	t := s.last
+	if t == nil || t.id != h.TopicID {
+		var err error
+		if t, err = s.partitionTopic(h.TopicID, h.PartitionID, offset); err != nil {
+			return err
+		}
+	}
+	replicas, isr, removing, adding := h.ReplicaArrays()
+	if h.Directories > 0 && h.Directories != len(replicas) {
+		return inconsistent(offset, "PartitionRecord: %d directories for %d replicas", h.Directories, len(replicas))
+	}
+	if s.txn != nil {
+		s.undoPartition(t, h.PartitionID)
+	}
+	t.parts[h.PartitionID] = dualwrite.Partition{
+		Replicas:         replicas,
+		AddingReplicas:   nilIfEmpty(adding),
+		RemovingReplicas: nilIfEmpty(removing),
+		State:            dualwrite.PartitionState{Leader: h.Leader, LeaderEpoch: h.LeaderEpoch, ISR: isr},
+	}
+	t.setEpoch(h.PartitionID, h.PartitionEpoch)
+	return nil
+}
+
+// partitionTopic returns the topic of id a PartitionRecord names.
+func (s *state) partitionTopic(id znode.Uuid, partition int32, offset int64) (*topicMeta, error) {
+	t := s.last
+	if t == nil || t.id != id {
+		t = s.byID[id]
+		s.last = t
+	}
+	if t == nil {
+		return nil, inconsistent(offset, "PartitionRecord of partition %d of topic %s, which does not exist", partition, id)
+	}
+	return t, nil
 }
 
 // applyChange merges a PartitionChangeRecord into its partition as
