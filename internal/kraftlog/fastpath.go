@@ -34,26 +34,33 @@ type PartitionHead struct {
 // returns false, h unspecified and nothing allocated, for any other
 // record, which DecodePartition decodes, or refuses.
 func (f Frame) ReadPartitionHead(h *PartitionHead, al *Alloc) bool {
-	b := f.Body
-	if f.Type != PartitionRecordType || !h.parse(b, f.Version) || h.Directories > 0 && !zeroUuids(b[h.fixed+13:len(b)-1]) {
-		return false
-	}
-	h.ints = h.int32s(b, al)
-	return true
+	return f.Type == PartitionRecordType && h.read(f.Body, f.Version, true, al)
 }
 
-// ReplicaArrays returns h's Replicas, Isr, RemovingReplicas and
-// AddingReplicas, empty rather than nil.
-func (h *PartitionHead) ReplicaArrays() (replicas, isr, removing, adding []int32) {
-	a, n := h.ints, h.lens
-	return nonNil(a[:n[0]:n[0]]), nonNil(a[n[0] : n[0]+n[1] : n[0]+n[1]]),
-		nonNil(a[n[0]+n[1] : n[0]+n[1]+n[2] : n[0]+n[1]+n[2]]), nonNil(a[n[0]+n[1]+n[2]:])
+// Replicas returns h's replicas.
+func (h *PartitionHead) Replicas() []int32 {
+	return nonNil(h.ints[:h.lens[0]:h.lens[0]])
 }
 
-// parse sets h's fields but ints from b, the body of a PartitionRecord
-// of version v in the common shape, whatever its directories; false for
-// any other. It allocates nothing.
-func (h *PartitionHead) parse(b []byte, v int16) bool {
+// Isr returns h's in-sync replicas.
+func (h *PartitionHead) Isr() []int32 {
+	n0, n1 := int(h.lens[0]), int(h.lens[1])
+	return nonNil(h.ints[n0 : n0+n1 : n0+n1])
+}
+
+// Reassignment returns h's RemovingReplicas and AddingReplicas, nil
+// rather than empty: the replicas a reassignment in progress removes
+// and adds.
+func (h *PartitionHead) Reassignment() (removing, adding []int32) {
+	n, n2 := int(h.lens[0])+int(h.lens[1]), int(h.lens[2])
+	return nilIfEmpty(h.ints[n : n+n2 : n+n2]), nilIfEmpty(h.ints[n+n2:])
+}
+
+// read sets h from b, the body of a PartitionRecord of version v in the
+// common shape, its arrays carved from al; false, nothing allocated, for
+// any other, or for one with a directory other than MIGRATING when
+// migrating is set.
+func (h *PartitionHead) read(b []byte, v int16, migrating bool, al *Alloc) bool {
 	// partition id and topic id, then four arrays of int32
 	n0, p1 := compactLen(b, 20, 4)
 	n1, p2 := compactLen(b, p1, 4)
@@ -71,6 +78,9 @@ func (h *PartitionHead) parse(b []byte, v int16) bool {
 	if end != len(b)-1 || b[end] != 0 { // no tagged fields, nothing after
 		return false
 	}
+	if migrating && dirs > 0 && !zeroUuids(b[fixed+13:end]) {
+		return false
+	}
 	f := b[fixed : fixed+12]
 	h.PartitionID = int32(binary.BigEndian.Uint32(b[:4]))
 	h.TopicID = uuidAt(b[4:20])
@@ -79,25 +89,15 @@ func (h *PartitionHead) parse(b []byte, v int16) bool {
 	h.PartitionEpoch = int32(binary.BigEndian.Uint32(f[8:12]))
 	h.Directories, h.fixed = dirs, fixed
 	h.lens = [4]uint8{uint8(n0), uint8(n1), uint8(n2), uint8(n3)}
-	return true
-}
-
-// int32s returns the four arrays of b, the body h was parsed from, one
-// after another in one slice carved from al.
-func (h *PartitionHead) int32s(b []byte, al *Alloc) []int32 {
-	n0, n1, n2, n3 := int(h.lens[0]), int(h.lens[1]), int(h.lens[2]), int(h.lens[3])
 	all := al.Int32s(n0 + n1 + n2 + n3)
-	p := 21 // after the length of the first
-	int32sAt(all[:n0], b[p:])
-	p += 4*n0 + 1
-	int32sAt(all[n0:n0+n1], b[p:])
+	int32sAt(all[:n0], b[21:])
+	int32sAt(all[n0:n0+n1], b[p1+1:])
 	if n2+n3 > 0 {
-		p += 4*n1 + 1
-		int32sAt(all[n0+n1:n0+n1+n2], b[p:])
-		p += 4*n2 + 1
-		int32sAt(all[n0+n1+n2:], b[p:])
+		int32sAt(all[n0+n1:n0+n1+n2], b[p2+1:])
+		int32sAt(all[n0+n1+n2:], b[p3+1:])
 	}
-	return all
+	h.ints = all
+	return true
 }
 
 // int32sAt sets dst from the big-endian int32s src holds, as many.
@@ -115,12 +115,12 @@ func int32sAt(dst []int32, src []byte) {
 }
 
 // record returns the PartitionRecord of b, the body of version v h was
-// parsed from, its arrays and directories carved from al.
+// read from, its directories carved from al.
 func (h *PartitionHead) record(b []byte, v int16, al *Alloc) PartitionRecord {
-	h.ints = h.int32s(b, al)
 	m := PartitionRecord{PartitionID: h.PartitionID, TopicID: h.TopicID, Leader: h.Leader,
 		LeaderEpoch: h.LeaderEpoch, PartitionEpoch: h.PartitionEpoch}
-	m.Replicas, m.Isr, m.RemovingReplicas, m.AddingReplicas = h.ReplicaArrays()
+	removing, adding := h.Reassignment()
+	m.Replicas, m.Isr, m.RemovingReplicas, m.AddingReplicas = h.Replicas(), h.Isr(), nonNil(removing), nonNil(adding)
 	if v >= 1 {
 		m.Directories = uuidsAt(al.Uuids(h.Directories), b[h.fixed+13:])
 	}
@@ -157,6 +157,14 @@ func compactLen(b []byte, off, size int) (int, int) {
 func nonNil(a []int32) []int32 {
 	if a == nil {
 		return []int32{}
+	}
+	return a
+}
+
+// nilIfEmpty returns a, or nil when it is empty.
+func nilIfEmpty(a []int32) []int32 {
+	if len(a) == 0 {
+		return nil
 	}
 	return a
 }

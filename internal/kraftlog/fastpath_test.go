@@ -52,7 +52,7 @@ func FuzzPartitionHead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, version byte) {
 		v := int16(version % 3)
 		var h PartitionHead
-		if !h.parse(body, v) {
+		if !h.read(body, v, false, NewAlloc()) {
 			return
 		}
 		fast := h.record(body, v, NewAlloc())
@@ -74,10 +74,13 @@ func FuzzPartitionHead(f *testing.F) {
 			}
 			return
 		}
-		replicas, isr, removing, adding := head.ReplicaArrays()
-		got := PartitionRecord{PartitionID: head.PartitionID, TopicID: head.TopicID, Replicas: replicas, Isr: isr,
-			RemovingReplicas: removing, AddingReplicas: adding, Leader: head.Leader, LeaderEpoch: head.LeaderEpoch,
+		removing, adding := head.Reassignment()
+		got := PartitionRecord{PartitionID: head.PartitionID, TopicID: head.TopicID, Replicas: head.Replicas(), Isr: head.Isr(),
+			RemovingReplicas: nonNil(removing), AddingReplicas: nonNil(adding), Leader: head.Leader, LeaderEpoch: head.LeaderEpoch,
 			PartitionEpoch: head.PartitionEpoch, Directories: general.Directories}
+		if removing != nil && len(removing) == 0 || adding != nil && len(adding) == 0 {
+			t.Fatalf("Reassignment returns empty lists, not nil: %v %v", removing, adding)
+		}
 		if !reflect.DeepEqual(got, general) || head.Directories != len(general.Directories) && v >= 1 || !allMigrating(general.Directories) {
 			t.Fatalf("ReadPartitionHead reads\n%+v (%d directories)\nthe general way\n%+v", got, head.Directories, general)
 		}

@@ -72,7 +72,7 @@ func (*PartitionRecord) Type() RecordType { return PartitionRecordType }
 
 func (m *PartitionRecord) decode(r *reader, v int16) {
 	var h PartitionHead
-	if h.parse(r.b[r.off:], v) {
+	if h.read(r.b[r.off:], v, false, r.al) {
 		*m, r.off = h.record(r.b[r.off:], v, r.al), len(r.b)
 		return
 	}

@@ -99,7 +99,7 @@ func (t *topicMeta) extra(id int32) partExtra {
 // does, at once for the partition after the last in order, as a snapshot
 // lists them.
 func (t *topicMeta) setEpoch(id, epoch int32) {
-	if int(id) == len(t.epochs) && t.sparseEpochs == nil && t.rare == nil {
+	if int(id) == len(t.epochs) && t.sparseEpochs == nil { // then id was never set, and has no rare extras
 		t.epochs = append(t.epochs, epoch)
 		return
 	}

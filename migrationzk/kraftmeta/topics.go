@@ -105,18 +105,19 @@ func (s *state) applyPartitionHead(h *kraftlog.PartitionHead, offset int64) erro
 			return err
 		}
 	}
-	replicas, isr, removing, adding := h.ReplicaArrays()
+	replicas := h.Replicas()
 	if h.Directories > 0 && h.Directories != len(replicas) {
 		return inconsistent(offset, "PartitionRecord: %d directories for %d replicas", h.Directories, len(replicas))
 	}
 	if s.txn != nil {
 		s.undoPartition(t, h.PartitionID)
 	}
+	removing, adding := h.Reassignment()
 	t.parts[h.PartitionID] = dualwrite.Partition{
 		Replicas:         replicas,
-		AddingReplicas:   nilIfEmpty(adding),
-		RemovingReplicas: nilIfEmpty(removing),
-		State:            dualwrite.PartitionState{Leader: h.Leader, LeaderEpoch: h.LeaderEpoch, ISR: isr},
+		AddingReplicas:   adding,
+		RemovingReplicas: removing,
+		State:            dualwrite.PartitionState{Leader: h.Leader, LeaderEpoch: h.LeaderEpoch, ISR: h.Isr()},
 	}
 	t.setEpoch(h.PartitionID, h.PartitionEpoch)
 	return nil
