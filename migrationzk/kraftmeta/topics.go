@@ -23,10 +23,18 @@ func (s *state) applyTopic(r *kraftlog.TopicRecord, offset int64) error {
 	s.hint = 0
 	if s.txn != nil {
 		t.txn = s.txn.seq
+		s.undoTopic(t, old, oldTopic, had)
 	}
 	s.byID[t.id] = t
 	s.last = nil
 	s.topics.Topics[t.name] = dualwrite.Topic{Name: t.name, ID: t.id, Partitions: t.parts}
+	return nil
+}
+
+// undoTopic records how to undo the creation of t, which replaces old
+// (nil for none) and the Topic named as t (had reports whether there was
+// one).
+func (s *state) undoTopic(t, old *topicMeta, oldTopic dualwrite.Topic, had bool) {
 	s.onUndo(func() {
 		s.last = nil
 		if old != nil {
@@ -40,7 +48,6 @@ func (s *state) applyTopic(r *kraftlog.TopicRecord, offset int64) error {
 			delete(s.topics.Topics, t.name)
 		}
 	})
-	return nil
 }
 
 // removeTopic deletes a topic and its topic configs, as Kafka's
