@@ -3,6 +3,7 @@ package kraftlog
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -126,12 +127,15 @@ func FuzzFastRecord(f *testing.F) {
 	})
 }
 
-// FuzzCountPartitionsAhead reads a batch's records with Next alone, and
-// with CountPartitionsAhead before each: the records read are the same.
+// FuzzCountPartitionsAhead reads a batch's records with Next alone, each
+// PartitionRecord then read by ReadPartitionHead, and with
+// CountPartitionsAhead before each record, the ones it counted read by
+// NextPartitionHead: the records and the heads read are the same.
 func FuzzCountPartitionsAhead(f *testing.F) {
 	seeds := fastSeeds(f)
 	f.Add(seeds[6], seeds[1], seeds[0], seeds[3], false)
 	f.Add(seeds[1], seeds[1], seeds[6], seeds[1], false)
+	f.Add(seeds[1], seeds[2], seeds[1], seeds[1], false)
 	f.Add(seeds[1], seeds[1], seeds[1], seeds[1], true)
 	f.Fuzz(func(t *testing.T, a, b, c, d []byte, control bool) {
 		nb := NewBatch{Control: control}
@@ -146,7 +150,7 @@ func FuzzCountPartitionsAhead(f *testing.F) {
 		var plain []string
 		for rs := batch.Records(); ; {
 			r, ok, err := rs.Next()
-			plain = append(plain, recordString(r, ok, err))
+			plain = append(plain, readString(r, ok, err))
 			if !ok || err != nil {
 				break
 			}
@@ -160,8 +164,13 @@ func FuzzCountPartitionsAhead(f *testing.F) {
 			case 1:
 				rs.CountPartitionsAhead(Uuid{})
 			}
+			var h PartitionHead
+			if offset, pos, ok := rs.NextPartitionHead(&h, NewAlloc()); ok {
+				counted = append(counted, headString(offset, pos, &h))
+				continue
+			}
 			r, ok, err := rs.Next()
-			counted = append(counted, recordString(r, ok, err))
+			counted = append(counted, readString(r, ok, err))
 			if !ok || err != nil {
 				break
 			}
@@ -170,6 +179,25 @@ func FuzzCountPartitionsAhead(f *testing.F) {
 			t.Fatalf("Next alone reads\n%q\nwith CountPartitionsAhead\n%q", plain, counted)
 		}
 	})
+}
+
+// readString describes what Next returned, and the head ReadPartitionHead
+// reads of it.
+func readString(r Record, ok bool, err error) string {
+	if err != nil || !ok {
+		return recordString(r, ok, err)
+	}
+	var h PartitionHead
+	if f, err := ParseFrame(r.Value); err == nil && f.ReadPartitionHead(&h, NewAlloc()) {
+		return headString(r.Offset, r.Pos, &h)
+	}
+	return recordString(r, ok, err)
+}
+
+func headString(offset, pos int64, h *PartitionHead) string {
+	removing, adding := h.Reassignment()
+	return fmt.Sprintf("head %d %d %d %v %v %v %v %v %d %d %d %d", offset, pos, h.PartitionID, h.TopicID, h.Replicas(), h.Isr(), removing, adding,
+		h.Leader, h.LeaderEpoch, h.PartitionEpoch, h.Directories)
 }
 
 func recordString(r Record, ok bool, err error) string {

@@ -220,6 +220,25 @@ func fastRecord(b []byte, off int) (value []byte, end int, ok bool) {
 	return body[v : size-1 : size-1], start + size, true
 }
 
+// NextPartitionHead reads the next record into h, its arrays carved from
+// al, when it is one of the PartitionRecords CountPartitionsAhead counted
+// and ReadPartitionHead reads it, and returns its offset and position;
+// false, rs unmoved, for any other record, which Next reads.
+func (rs *Records) NextPartitionHead(h *PartitionHead, al *Alloc) (offset, pos int64, ok bool) {
+	if rs.aheadAt >= len(rs.ahead) || rs.i >= rs.batch.RecordCount {
+		return 0, 0, false
+	}
+	v := rs.ahead[rs.aheadAt]
+	value := rs.batch.Bytes[v.start:v.end]
+	// CountPartitionsAhead saw the frame version and the apiKey
+	if len(value) < 3 || int16(value[2]) > PartitionRecordType.MaxVersion() || !h.read(value[3:], int16(value[2]), true, al) {
+		return 0, 0, false
+	}
+	offset, pos = rs.batch.BaseOffset+int64(rs.i), rs.batch.Pos+int64(rs.off)
+	rs.off, rs.i, rs.aheadAt = int(v.end)+1, rs.i+1, rs.aheadAt+1
+	return offset, pos, true
+}
+
 // CountPartitionsAhead counts the PartitionRecords of topic in rs, from
 // the next record on, up to the first other record: a count that is a
 // hint, for the caller to size what the records fill. It reads only the

@@ -142,11 +142,19 @@ func (l *loader) loadSnapshot(snap SnapshotFile, sc *kraftlog.Scanner) error {
 
 // snapshotData applies the records of a data batch of a snapshot, whose
 // SnapshotHeader has been read when started is set. PartitionRecords of
-// the common shape, most of a snapshot, are read in place.
+// the common shape, most of a snapshot, are read in place; those that
+// follow their TopicRecord (counted by CountPartitionsAhead, which only
+// a TopicRecord applied calls) without building a Record or a Frame.
 func (l *loader) snapshotData(b kraftlog.Batch, started bool) error {
 	l.rest.Reset(b)
 	var h kraftlog.PartitionHead
 	for {
+		if offset, pos, ok := l.rest.NextPartitionHead(&h, l.s.al); ok {
+			if err := l.s.applyPartitionHead(&h, offset); err != nil {
+				return at(err, kraftlog.Record{Offset: offset, Pos: pos})
+			}
+			continue
+		}
 		r, ok, err := l.rest.Next()
 		if err != nil || !ok {
 			return err
