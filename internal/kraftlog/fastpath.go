@@ -129,6 +129,11 @@ func (h *PartitionHead) record(b []byte, v int16, al *Alloc) PartitionRecord {
 
 // zeroUuids reports whether the Uuids b holds are all zero: MIGRATING.
 func zeroUuids(b []byte) bool {
+	if len(b) == 48 { // three replicas' directories, the most common
+		s := b[:48]
+		return binary.LittleEndian.Uint64(s[0:8])|binary.LittleEndian.Uint64(s[8:16])|binary.LittleEndian.Uint64(s[16:24])|
+			binary.LittleEndian.Uint64(s[24:32])|binary.LittleEndian.Uint64(s[32:40])|binary.LittleEndian.Uint64(s[40:48]) == 0
+	}
 	var or uint64
 	for i := 0; i+16 <= len(b); i += 16 {
 		or |= binary.LittleEndian.Uint64(b[i:i+8]) | binary.LittleEndian.Uint64(b[i+8:i+16])

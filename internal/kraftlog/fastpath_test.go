@@ -26,6 +26,7 @@ func fastSeeds(tb testing.TB) [][]byte {
 		{&PartitionRecord{TopicID: fastTopic, Replicas: []int32{1, 2, 3}, Isr: []int32{1, 2, 3}, Leader: 1, LeaderEpoch: 4, PartitionEpoch: 7}, 0},
 		{&PartitionRecord{PartitionID: 9, TopicID: fastTopic, Replicas: []int32{1, 2, 3}, Isr: []int32{2}, Leader: 2, Directories: make([]Uuid, 3)}, 1},
 		{&PartitionRecord{TopicID: fastTopic, Replicas: []int32{1, 2}, Isr: []int32{1}, RemovingReplicas: []int32{2}, AddingReplicas: []int32{3}, Directories: []Uuid{dir, {}}}, 1},
+		{&PartitionRecord{TopicID: fastTopic, Replicas: []int32{1, 2, 3}, Isr: []int32{1}, Directories: []Uuid{{}, {}, {LeastSignificantBits: 1}}}, 1},
 		{&PartitionRecord{TopicID: fastTopic, Replicas: []int32{1}, Isr: []int32{1}, Directories: []Uuid{{}}, EligibleLeaderReplicas: []int32{}, LastKnownElr: []int32{1}}, 2},
 		{&PartitionRecord{TopicID: fastTopic, Replicas: make([]int32, 130), Isr: []int32{1}}, 0},
 		{&PartitionRecord{TopicID: fastTopic, LeaderRecoveryState: 1}, 0},
@@ -133,9 +134,9 @@ func FuzzFastRecord(f *testing.F) {
 // NextPartitionHead: the records and the heads read are the same.
 func FuzzCountPartitionsAhead(f *testing.F) {
 	seeds := fastSeeds(f)
-	f.Add(seeds[6], seeds[1], seeds[0], seeds[3], false)
-	f.Add(seeds[1], seeds[1], seeds[6], seeds[1], false)
-	f.Add(seeds[1], seeds[2], seeds[1], seeds[1], false)
+	f.Add(seeds[7], seeds[1], seeds[0], seeds[3], false)
+	f.Add(seeds[1], seeds[1], seeds[7], seeds[1], false)
+	f.Add(seeds[1], seeds[2], seeds[1], seeds[3], false)
 	f.Add(seeds[1], seeds[1], seeds[1], seeds[1], true)
 	f.Fuzz(func(t *testing.T, a, b, c, d []byte, control bool) {
 		nb := NewBatch{Control: control}

@@ -231,7 +231,7 @@ func (rs *Records) NextPartitionHead(h *PartitionHead, al *Alloc) (offset, pos i
 	v := rs.ahead[rs.aheadAt]
 	value := rs.batch.Bytes[v.start:v.end]
 	// CountPartitionsAhead saw the frame version and the apiKey
-	if len(value) < 3 || int16(value[2]) > PartitionRecordType.MaxVersion() || !h.read(value[3:], int16(value[2]), true, al) {
+	if len(value) < 3 || int16(value[2]) > types[PartitionRecordType].maxVersion || !h.read(value[3:], int16(value[2]), true, al) {
 		return 0, 0, false
 	}
 	offset, pos = rs.batch.BaseOffset+int64(rs.i), rs.batch.Pos+int64(rs.off)
