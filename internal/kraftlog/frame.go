@@ -29,12 +29,19 @@ type Frame struct {
 // MetadataRecordSerde reads it: frame version 1, an apiKey Kafka 3.9
 // defines, a version it defines for it.
 func ParseFrame(value []byte) (Frame, error) {
-	if len(value) >= 3 && value[0] == frameVersion && value[1] < 0x80 && value[2] < 0x80 {
+	// one byte each: the frame version, the apiKey and the version
+	if len(value) >= 3 && value[0] == frameVersion && int(value[1]) < len(types) && value[2] < 0x80 {
 		t, v := RecordType(value[1]), int16(value[2])
-		if i, ok := t.info(); ok && v <= i.maxVersion {
+		if i := &types[t]; i.name != "" && v <= i.maxVersion {
 			return Frame{Type: t, Version: v, Body: value[3:]}, nil
 		}
 	}
+	return parseFrame(value)
+}
+
+// parseFrame reads a frame whose fields are not all one byte long, or
+// one that is refused.
+func parseFrame(value []byte) (Frame, error) {
 	off := 0
 	field := func(what string) (int32, error) {
 		v, n := uvarint(value[off:])

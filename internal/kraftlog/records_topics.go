@@ -71,10 +71,17 @@ type PartitionRecord struct {
 func (*PartitionRecord) Type() RecordType { return PartitionRecordType }
 
 func (m *PartitionRecord) decode(r *reader, v int16) {
-	if decodePartitionFast(m, r.b[r.off:], v, r.al) {
-		r.off = len(r.b)
+	var h PartitionHead
+	if h.read(r.b[r.off:], v, false, r.al) {
+		*m, r.off = h.record(r.b[r.off:], v, r.al), len(r.b)
 		return
 	}
+	m.decodeFields(r, v)
+}
+
+// decodeFields decodes m field by field, as the schema lists them: the
+// general way, which the common shape's takes a shortcut of.
+func (m *PartitionRecord) decodeFields(r *reader, v int16) {
 	*m = PartitionRecord{
 		PartitionID:      r.int32("PartitionId"),
 		TopicID:          r.uuid("TopicId"),

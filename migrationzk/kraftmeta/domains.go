@@ -12,6 +12,14 @@ import (
 // resource left without keys is no more, as in Kafka's image.
 func (s *state) applyConfig(r *kraftlog.ConfigRecord) {
 	key, name := configKey{typ: configType(r.ResourceType), name: r.ResourceName}, r.Name
+	if s.txn != nil {
+		s.undoConfig(key, name)
+	}
+	s.setConfig(key, name, r.Value)
+}
+
+// undoConfig records how to restore a config key as it is now.
+func (s *state) undoConfig(key configKey, name string) {
 	old, had := s.configs[key][name]
 	s.onUndo(func() {
 		if had {
@@ -20,7 +28,6 @@ func (s *state) applyConfig(r *kraftlog.ConfigRecord) {
 			s.setConfig(key, name, nil)
 		}
 	})
-	s.setConfig(key, name, r.Value)
 }
 
 // setConfig sets a key, or deletes it for a nil value.

@@ -99,17 +99,8 @@ func eachLeft(rs *kraftlog.Records, fn func(kraftlog.Record) error) error {
 // each calls fn for each record of b, keeping in l.rest the records
 // after the one fn is given.
 func (l *loader) each(b kraftlog.Batch, fn func(kraftlog.Record) error) error {
-	l.rest = b.Records()
+	l.rest.Reset(b)
 	return eachLeft(&l.rest, fn)
-}
-
-// partitionsAhead counts the PartitionRecords of topic id that follow in
-// the batch, up to the first other record: the size of the topic's map.
-func partitionsAhead(rest kraftlog.Records, id [16]byte) int {
-	return rest.CountAhead(func(v []byte) bool {
-		// frame version 1, apiKey 3, a version; partition id, topic id
-		return len(v) >= 23 && v[0] == 1 && v[1] == byte(kraftlog.PartitionRecordType) && [16]byte(v[7:23]) == id
-	})
 }
 
 // loadSnapshot replays a snapshot into the empty image, as
@@ -120,14 +111,11 @@ func (l *loader) loadSnapshot(snap SnapshotFile, sc *kraftlog.Scanner) error {
 	var header *kraftlog.SnapshotHeaderRecord
 	var last kraftlog.ControlType = -1
 	err := l.scan(snap.Path, true, sc, func(b kraftlog.Batch) error {
+		if !b.Control() {
+			last = -1
+			return l.snapshotData(b, header != nil)
+		}
 		return l.each(b, func(r kraftlog.Record) error {
-			if !b.Control() {
-				if header == nil {
-					return &kraftlog.Error{Offset: r.Offset, Pos: r.Pos, Reason: ErrCorrupt, Detail: "snapshot does not start with a SnapshotHeader control record"}
-				}
-				last = -1
-				return l.snapshotRecord(r)
-			}
 			m, err := kraftlog.DecodeControl(r.Key, r.Value, l.s.al)
 			if err != nil {
 				return at(err, r)
@@ -152,13 +140,46 @@ func (l *loader) loadSnapshot(snap SnapshotFile, sc *kraftlog.Scanner) error {
 	return nil
 }
 
+// snapshotData applies the records of a data batch of a snapshot, whose
+// SnapshotHeader has been read when started is set. PartitionRecords of
+// the common shape, most of a snapshot, are read in place; those that
+// follow their TopicRecord (counted by CountPartitionsAhead, which only
+// a TopicRecord applied calls) without building a Record or a Frame.
+func (l *loader) snapshotData(b kraftlog.Batch, started bool) error {
+	l.rest.Reset(b)
+	var h kraftlog.PartitionHead
+	for {
+		if offset, pos, ok := l.rest.NextPartitionHead(&h, l.s.al); ok {
+			if err := l.s.applyPartitionHead(&h, offset); err != nil {
+				return at(err, kraftlog.Record{Offset: offset, Pos: pos})
+			}
+			continue
+		}
+		r, ok, err := l.rest.Next()
+		if err != nil || !ok {
+			return err
+		}
+		if !started {
+			return &kraftlog.Error{Offset: r.Offset, Pos: r.Pos, Reason: ErrCorrupt, Detail: "snapshot does not start with a SnapshotHeader control record"}
+		}
+		f, err := kraftlog.ParseFrame(r.Value)
+		if err != nil {
+			return at(err, r)
+		}
+		if f.ReadPartitionHead(&h, l.s.al) {
+			err = l.s.applyPartitionHead(&h, r.Offset)
+		} else {
+			err = l.snapshotRecord(f, r)
+		}
+		if err != nil {
+			return at(err, r)
+		}
+	}
+}
+
 // snapshotRecord applies a record of a snapshot; transaction records
 // are refused, as Kafka's MetadataDelta refuses them.
-func (l *loader) snapshotRecord(r kraftlog.Record) error {
-	f, err := kraftlog.ParseFrame(r.Value)
-	if err != nil {
-		return at(err, r)
-	}
+func (l *loader) snapshotRecord(f kraftlog.Frame, r kraftlog.Record) error {
 	switch f.Type {
 	case kraftlog.BeginTransactionRecordType, kraftlog.EndTransactionRecordType, kraftlog.AbortTransactionRecordType:
 		return &kraftlog.Error{Offset: r.Offset, Pos: r.Pos, Reason: ErrInconsistent, Detail: f.Type.String() + " in a snapshot"}
@@ -198,11 +219,18 @@ func at(err error, r kraftlog.Record) error {
 // decoded, checked and counted.
 func (l *loader) dataRecord(f kraftlog.Frame, r kraftlog.Record) error {
 	if f.Type == kraftlog.PartitionRecordType {
-		var p kraftlog.PartitionRecord // on the stack: no write barriers
+		var h kraftlog.PartitionHead
+		if f.ReadPartitionHead(&h, l.s.al) {
+			return at(l.s.applyPartitionHead(&h, r.Offset), r)
+		}
+		var p kraftlog.PartitionRecord
 		if err := f.DecodePartition(&p, l.s.al); err != nil {
 			return at(err, r)
 		}
-		return at(l.s.applyPartition(&p, r.Offset), r)
+		if err := l.s.applyPartition(&p, r.Offset); err != nil {
+			return at(err, r)
+		}
+		return nil
 	}
 	m := l.recs.message(f.Type)
 	if m == nil {
@@ -216,7 +244,7 @@ func (l *loader) dataRecord(f kraftlog.Frame, r kraftlog.Record) error {
 		return at(err, r)
 	}
 	if f.Type == kraftlog.TopicRecordType {
-		l.s.hint = partitionsAhead(l.rest, l.recs.topic.TopicID.Bytes())
+		l.s.hint = l.rest.CountPartitionsAhead(l.recs.topic.TopicID)
 	}
 	return at(l.s.apply(&l.recs, f.Type, r.Offset), r)
 }

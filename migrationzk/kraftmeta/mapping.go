@@ -218,15 +218,8 @@ func (s *state) countRare(u *Unmirrored) {
 		}
 	}
 	for _, t := range s.byID {
-		for i := range t.dense {
-			if r := t.dense[i].rare; r != nil {
-				count(r)
-			}
-		}
-		for _, e := range t.sparse {
-			if e.rare != nil {
-				count(e.rare)
-			}
+		for _, r := range t.rare {
+			count(r)
 		}
 	}
 }

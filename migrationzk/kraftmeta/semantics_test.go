@@ -2,6 +2,7 @@ package kraftmeta_test
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -252,4 +253,25 @@ func topicNames(r *kraftmeta.Result) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// TestAbortRestoresConfigs aborts a transaction that sets a new config
+// key, changes one and deletes one: the configs are as before it began,
+// keys and values. A later transaction's changes, committed, stay.
+func TestAbortRestoresConfigs(t *testing.T) {
+	_, part := metadataDir(t)
+	l := newLog(t)
+	l.batch(v0(mvRec(21), topicRec("t", uuid(1)), configRec(2, "t", "retention.ms", str("1")), configRec(2, "t", "cleanup.policy", str("compact")))...)
+	l.batch(v0(beginRec(""), configRec(2, "t", "retention.ms", str("2")), configRec(2, "t", "cleanup.policy", nil),
+		configRec(2, "t", "segment.ms", str("3")), configRec(4, "", "log.retention.ms", str("4")))...)
+	l.batch(v0(&kraftlog.AbortTransactionRecord{})...)
+	l.batch(v0(beginRec(""), configRec(2, "t", "segment.ms", str("5")), &kraftlog.EndTransactionRecord{})...)
+	l.write(part, 0)
+	r := replay(t, part)
+	want := map[dualwrite.ConfigResource]map[string]string{
+		{Type: dualwrite.TopicConfig, Name: "t"}: {"retention.ms": "1", "cleanup.policy": "compact", "segment.ms": "5"},
+	}
+	if !reflect.DeepEqual(r.Image.Configs, want) {
+		t.Errorf("configs %v, want %v", r.Image.Configs, want)
+	}
 }

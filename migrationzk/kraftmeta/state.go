@@ -61,10 +61,12 @@ type topicMeta struct {
 	name  string
 	id    znode.Uuid
 	parts map[int32]dualwrite.Partition
-	// dense holds the extras of partitions 0 to len-1, sparse those of
-	// others.
-	dense  []partExtra
-	sparse map[int32]partExtra
+	// epochs holds the partition epochs of partitions 0 to len-1,
+	// sparseEpochs those of others: memory the collector need not scan.
+	epochs       []int32
+	sparseEpochs map[int32]int32
+	// rare holds, by partition, what few partitions have.
+	rare map[int32]*partRare
 	// txn is the sequence number of the transaction that created the
 	// topic, 0 for none.
 	txn int
@@ -84,23 +86,46 @@ type partRare struct {
 }
 
 func (t *topicMeta) extra(id int32) partExtra {
-	if id >= 0 && int(id) < len(t.dense) {
-		return t.dense[id]
+	e := partExtra{rare: t.rare[id]}
+	if id >= 0 && int(id) < len(t.epochs) {
+		e.epoch = t.epochs[id]
+	} else {
+		e.epoch = t.sparseEpochs[id]
 	}
-	return t.sparse[id]
+	return e
+}
+
+// setEpoch sets partition id's epoch and no rare extras, as setExtra
+// does, at once for the partition after the last in order, as a snapshot
+// lists them.
+func (t *topicMeta) setEpoch(id, epoch int32) {
+	if int(id) == len(t.epochs) && t.sparseEpochs == nil { // then id was never set, and has no rare extras
+		t.epochs = append(t.epochs, epoch)
+		return
+	}
+	t.setExtra(id, partExtra{epoch: epoch})
 }
 
 func (t *topicMeta) setExtra(id int32, e partExtra) {
 	switch {
-	case id >= 0 && int(id) < len(t.dense):
-		t.dense[id] = e
-	case id >= 0 && int(id) == len(t.dense) && t.sparse[id] == (partExtra{}):
-		t.dense = append(t.dense, e)
+	case id >= 0 && int(id) < len(t.epochs):
+		t.epochs[id] = e.epoch
+	case id >= 0 && int(id) == len(t.epochs) && t.sparseEpochs[id] == 0:
+		t.epochs = append(t.epochs, e.epoch)
 	default:
-		if t.sparse == nil {
-			t.sparse = map[int32]partExtra{}
+		if t.sparseEpochs == nil {
+			t.sparseEpochs = map[int32]int32{}
 		}
-		t.sparse[id] = e
+		t.sparseEpochs[id] = e.epoch
+	}
+	switch {
+	case e.rare != nil:
+		if t.rare == nil {
+			t.rare = map[int32]*partRare{}
+		}
+		t.rare[id] = e.rare
+	case t.rare != nil:
+		delete(t.rare, id)
 	}
 }
 

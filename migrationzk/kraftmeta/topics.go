@@ -19,14 +19,22 @@ func (s *state) applyTopic(r *kraftlog.TopicRecord, offset int64) error {
 		return inconsistent(offset, "TopicRecord gives topic %q the id %s, but it has %s", r.Name, r.TopicID, other.ID)
 	}
 	oldTopic, had := s.topics.Topics[r.Name]
-	t := &topicMeta{name: r.Name, id: r.TopicID, parts: make(map[int32]dualwrite.Partition, s.hint), dense: make([]partExtra, 0, s.hint)}
+	t := &topicMeta{name: r.Name, id: r.TopicID, parts: make(map[int32]dualwrite.Partition, s.hint), epochs: make([]int32, 0, s.hint)}
 	s.hint = 0
 	if s.txn != nil {
 		t.txn = s.txn.seq
+		s.undoTopic(t, old, oldTopic, had)
 	}
 	s.byID[t.id] = t
 	s.last = nil
 	s.topics.Topics[t.name] = dualwrite.Topic{Name: t.name, ID: t.id, Partitions: t.parts}
+	return nil
+}
+
+// undoTopic records how to undo the creation of t, which replaces old
+// (nil for none) and the Topic named as t (had reports whether there was
+// one).
+func (s *state) undoTopic(t, old *topicMeta, oldTopic dualwrite.Topic, had bool) {
 	s.onUndo(func() {
 		s.last = nil
 		if old != nil {
@@ -40,7 +48,6 @@ func (s *state) applyTopic(r *kraftlog.TopicRecord, offset int64) error {
 			delete(s.topics.Topics, t.name)
 		}
 	})
-	return nil
 }
 
 // removeTopic deletes a topic and its topic configs, as Kafka's
@@ -71,13 +78,9 @@ func (s *state) removeTopic(id znode.Uuid, offset int64) error {
 // applyPartition sets a partition in full, as PartitionRegistration
 // reads a PartitionRecord.
 func (s *state) applyPartition(r *kraftlog.PartitionRecord, offset int64) error {
-	t := s.last
-	if t == nil || t.id != r.TopicID {
-		t = s.byID[r.TopicID]
-		s.last = t
-	}
-	if t == nil {
-		return inconsistent(offset, "PartitionRecord of partition %d of topic %s, which does not exist", r.PartitionID, r.TopicID)
+	t, err := s.partitionTopic(r.TopicID, r.PartitionID, offset)
+	if err != nil {
+		return err
 	}
 	if r.LeaderRecoveryState != 0 && r.LeaderRecoveryState != 1 {
 		return inconsistent(offset, "PartitionRecord: leader recovery state %d is not valid", r.LeaderRecoveryState)
@@ -85,17 +88,59 @@ func (s *state) applyPartition(r *kraftlog.PartitionRecord, offset int64) error 
 	if len(r.Directories) > 0 && len(r.Directories) != len(r.Replicas) {
 		return inconsistent(offset, "PartitionRecord: %d directories for %d replicas", len(r.Directories), len(r.Replicas))
 	}
-	p := dualwrite.Partition{
+	if s.txn != nil {
+		s.undoPartition(t, r.PartitionID)
+	}
+	t.parts[r.PartitionID] = dualwrite.Partition{
 		Replicas:         r.Replicas,
 		AddingReplicas:   nilIfEmpty(r.AddingReplicas),
 		RemovingReplicas: nilIfEmpty(r.RemovingReplicas),
 		State:            dualwrite.PartitionState{Leader: r.Leader, LeaderEpoch: r.LeaderEpoch, ISR: r.Isr, LeaderRecoveryState: r.LeaderRecoveryState},
 	}
-	e := partExtra{epoch: r.PartitionEpoch, rare: newRare(r.Directories, r.EligibleLeaderReplicas, r.LastKnownElr)}
-	s.undoPartition(t, r.PartitionID)
-	t.parts[r.PartitionID] = p
-	t.setExtra(r.PartitionID, e)
+	t.setExtra(r.PartitionID, partExtra{epoch: r.PartitionEpoch, rare: newRare(r.Directories, r.EligibleLeaderReplicas, r.LastKnownElr)})
 	return nil
+}
+
+// applyPartitionHead is applyPartition of a PartitionRecord of the
+// common shape, read in place: no leader recovery state, no eligible
+// leader replicas, every directory MIGRATING.
+func (s *state) applyPartitionHead(h *kraftlog.PartitionHead, offset int64) error {
+	t := s.last
+	if t == nil || t.id != h.TopicID {
+		var err error
+		if t, err = s.partitionTopic(h.TopicID, h.PartitionID, offset); err != nil {
+			return err
+		}
+	}
+	replicas := h.Replicas()
+	if h.Directories > 0 && h.Directories != len(replicas) {
+		return inconsistent(offset, "PartitionRecord: %d directories for %d replicas", h.Directories, len(replicas))
+	}
+	if s.txn != nil {
+		s.undoPartition(t, h.PartitionID)
+	}
+	removing, adding := h.Reassignment()
+	t.parts[h.PartitionID] = dualwrite.Partition{
+		Replicas:         replicas,
+		AddingReplicas:   adding,
+		RemovingReplicas: removing,
+		State:            dualwrite.PartitionState{Leader: h.Leader, LeaderEpoch: h.LeaderEpoch, ISR: h.Isr()},
+	}
+	t.setEpoch(h.PartitionID, h.PartitionEpoch)
+	return nil
+}
+
+// partitionTopic returns the topic of id a PartitionRecord names.
+func (s *state) partitionTopic(id znode.Uuid, partition int32, offset int64) (*topicMeta, error) {
+	t := s.last
+	if t == nil || t.id != id {
+		t = s.byID[id]
+		s.last = t
+	}
+	if t == nil {
+		return nil, inconsistent(offset, "PartitionRecord of partition %d of topic %s, which does not exist", partition, id)
+	}
+	return t, nil
 }
 
 // applyChange merges a PartitionChangeRecord into its partition as

@@ -70,7 +70,9 @@ func (s *state) rollback() (*transaction, provenance) {
 	return t, t.before
 }
 
-// onUndo records how to undo a change, when a transaction is open.
+// onUndo records how to undo a change, when a transaction is open. The
+// records a snapshot holds one of per topic check for a transaction
+// first, so that none allocates the closure outside one.
 func (s *state) onUndo(f func()) {
 	if s.txn != nil {
 		s.txn.undo = append(s.txn.undo, f)
