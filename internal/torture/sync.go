@@ -92,7 +92,7 @@ func quotaEdit(k int, offset int64, remove bool) syncEdit {
 			if remove {
 				delete(img.ClientQuotas, entity)
 			} else {
-				img.ClientQuotas[entity] = map[string]float64{znode.QuotaProducerByteRate: float64(offset)}
+				img.ClientQuotas[entity] = map[string]float64{znode.QuotaProducerByteRate: quotaRate(offset)}
 			}
 		},
 		subject:      znode.UserQuotaEntity(&entity.User).EntityPath(),

@@ -81,7 +81,7 @@ func quotaChange(k int, offset int64) vocabChange {
 	e := znode.UserQuotaEntity(&entity.User)
 	return vocabChange{
 		add: func(b *dualwrite.Batch) {
-			b.WriteClientQuotas(entity, map[string]float64{znode.QuotaProducerByteRate: float64(offset)}, nil)
+			b.WriteClientQuotas(entity, map[string]float64{znode.QuotaProducerByteRate: quotaRate(offset)}, nil)
 		},
 		notification: string(e.Change().Encode()),
 		desc:         "quotas of user " + entity.User,
@@ -221,3 +221,7 @@ func childPaths(parent string, names []string) []string {
 	}
 	return out
 }
+
+// quotaRate is the byte rate a quota change stamped by offset writes:
+// above 0, as Kafka requires, from the first checkpoint, at offset 0.
+func quotaRate(offset int64) float64 { return float64(offset + 1) }
