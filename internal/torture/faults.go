@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,6 +105,11 @@ func (d *driver) pickFault(c coming) fault {
 	if total == 0 {
 		open, total = d.openFaults(c, false)
 	}
+	names := make([]string, len(open))
+	for i, f := range open {
+		names[i] = f.name()
+	}
+	d.traceEnv("open " + strings.Join(names, ","))
 	n := d.rng.Intn(total)
 	for _, f := range open {
 		if n < f.weight {
@@ -227,7 +233,9 @@ var (
 // s. It returns the faults armed on g's dialer.
 func (d *driver) inject(g *generation, wk *work, s migrationzk.State) []*zktest.Armed {
 	c := coming{g: g, wk: wk, s: s}
-	return d.pickFault(c).inject(d, c)
+	f := d.pickFault(c)
+	d.traceEvent("fault " + f.name())
+	return f.inject(d, c)
 }
 
 // callWrite matches the coming call's write: every transaction holds

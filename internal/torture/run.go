@@ -61,6 +61,13 @@ type Config struct {
 	// tamper, if set, is called once the workload ended and before the
 	// final checks: the tests of the checks inject violations with it.
 	tamper func(*driver)
+	// trace, if set, is told each call's kind and each fault's kind as
+	// the run draws them, and what the run met that decides what it draws
+	// (marked "~ "); each step then draws from the seed and its own
+	// number, so that two runs whose timing parted at a step draw alike
+	// again from the next (the sequence test compares them across
+	// versions of the suite).
+	trace func(event string)
 }
 
 // Fault kinds, as counted in Report.Faults.
@@ -320,6 +327,8 @@ type driver struct {
 	// callCancel ends the call in flight.
 	callMu     sync.Mutex
 	callCancel context.CancelFunc
+
+	traced int // steps traced (Config.trace)
 
 	mu     sync.Mutex
 	faults map[string]int

@@ -3,6 +3,7 @@ package torture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -13,11 +14,15 @@ import (
 // step makes one call, with or without a fault, and reports whether the
 // run can go on.
 func (d *driver) step() bool {
+	d.traceStep()
 	g := d.cur
 	clear(d.basis)
 	revisit := d.revisit != nil
 	s := d.nextCheckpoint(g)
+	d.traceEnv("states " + d.statesMet(revisit))
 	wk := d.choose(g.epoch, s.KRaftMetadataOffset)
+	d.traceEvent("call " + wk.kind())
+	d.tracePhase(1)
 	d.tenureEnded.Store(false)
 	d.notificationDropped.Store(false)
 	d.rereadCut.Store(false)
@@ -29,9 +34,12 @@ func (d *driver) step() bool {
 	if !d.quiet && !revisit && d.rng.Float64() < d.cfg.FaultRate {
 		armed = d.inject(g, &wk, s)
 	}
+	d.tracePhase(2)
 	if !d.quiet && !revisit && d.rng.Float64() < 0.04 {
 		deadline = time.Duration(1+d.rng.Intn(20)) * time.Millisecond
+		d.traceEvent("deadline")
 	}
+	d.tracePhase(3)
 	ok := d.callUntilSettled(g, s, wk, deadline)
 	waitArmed(armed)
 	// Those the faults armed as they acted, which waitArmed settled.
@@ -247,4 +255,71 @@ func (wk work) paths() []string {
 		out = append(out, ch.path)
 	}
 	return out
+}
+
+// traceStep starts a step of a traced run: it is told, and the step
+// draws its call from the seed and its number.
+func (d *driver) traceStep() {
+	if d.cfg.trace == nil {
+		return
+	}
+	d.traced++
+	d.tracePhase(0)
+	d.traceEvent(fmt.Sprintf("step %d", d.traced))
+}
+
+// tracePhase has a traced run draw what follows in its step from the
+// seed, the step's number and phase: the call, whether a fault is
+// injected and which, whether the caller's deadline is short, and the
+// rest. Each phase then draws alike in two runs that met alike what it
+// depends on, whatever the phases before consumed.
+func (d *driver) tracePhase(phase int64) {
+	if d.cfg.trace != nil {
+		d.rng.Seed((d.cfg.Seed*1_000_003+int64(d.traced))*4 + phase)
+	}
+}
+
+// statesMet says, for a trace, what the choice of the next call depends
+// on: whether partition states exist, more than four, and whether the
+// call revisits partitions after a reload.
+func (d *driver) statesMet(revisit bool) string {
+	switch n := len(d.states); {
+	case revisit:
+		return "revisited"
+	case n == 0:
+		return "none"
+	case n <= 4:
+		return "few"
+	}
+	return "many"
+}
+
+// traceEnv tells Config.trace, if set, of what the run met that decides
+// what it draws next (the partition states, the faults open): marked
+// "~ ", so that a comparison of two runs tells a difference of
+// environment from a difference of draws.
+func (d *driver) traceEnv(event string) {
+	d.traceEvent("~ " + event)
+}
+
+// traceEvent tells Config.trace, if set, of event.
+func (d *driver) traceEvent(event string) {
+	if d.cfg.trace != nil {
+		d.cfg.trace(event)
+	}
+}
+
+// kind names the kind of call wk makes.
+func (wk work) kind() string {
+	switch {
+	case wk.vocab != nil:
+		return "dual-write"
+	case wk.sync != nil:
+		return "sync"
+	case wk.delta != nil:
+		return "delta"
+	case wk.ops == nil:
+		return "checkpoint"
+	}
+	return "batch"
 }

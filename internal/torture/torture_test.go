@@ -84,8 +84,9 @@ func TestTorture(t *testing.T) {
 	minFaults := int(envInt(t, envFaults, 200))
 	t.Logf("torture: seed %d, %d operations, at least %d faults; replay with: %s=%d %s=%d go test -race -run 'TestTorture$' ./internal/torture",
 		seed, ops, minFaults, envSeed, seed, envOps, ops)
-	cfg := torture.Config{Seed: seed, Ops: ops, MinFaults: minFaults, FaultRate: float64(envInt(t, envRate, 12)) / 100,
-		StopAtFirstAnomaly: os.Getenv(envStop) == "1", Cover: everyRun}
+	cfg := shortForm(seed)
+	cfg.Ops, cfg.MinFaults, cfg.FaultRate = ops, minFaults, float64(envInt(t, envRate, 12))/100
+	cfg.StopAtFirstAnomaly = os.Getenv(envStop) == "1"
 	if testing.Verbose() {
 		cfg.Progress = func(s string) { t.Log(s) }
 	}
@@ -116,6 +117,11 @@ func TestTorture(t *testing.T) {
 	if r.LostAcks == 0 || r.Conflicts == 0 || r.Fenced == 0 {
 		t.Errorf("the faults did not bite: %d lost acks recovered, %d conflicts, %d fenced", r.LostAcks, r.Conflicts, r.Fenced)
 	}
+}
+
+// shortForm is the configuration of the short form with seed.
+func shortForm(seed int64) torture.Config {
+	return torture.Config{Seed: seed, Ops: 2000, MinFaults: 200, FaultRate: 0.12, Cover: everyRun}
 }
 
 // everyRun are the fault kinds every run holds, however short: the
