@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -31,7 +32,7 @@ func (d *driver) adminGet(paths ...string) (int64, [][]byte, []*zk.Stat, error) 
 		if i > 0 {
 			time.Sleep(10 * time.Millisecond)
 		}
-		call := d.h.now()
+		call := d.h.Now()
 		if _, err := d.admin.Set(barrierPath, nil, -1); err != nil {
 			lastErr = err
 			if !zkerr.Retryable(err) {
@@ -83,41 +84,41 @@ func retryableAll(errs []error) bool {
 
 // adminRead reads path through the admin session and records the read in
 // group at slot.
-func (d *driver) adminRead(path string, slot int, group string) (value, bool) {
+func (d *driver) adminRead(path string, slot int, group string) (history.Value, bool) {
 	vs, ok := d.adminReads([]string{path}, []int{slot}, []string{group})
 	if !ok {
-		return value{}, false
+		return history.Value{}, false
 	}
 	return vs[0], true
 }
 
 // adminReads reads paths after one barrier and records each read.
-func (d *driver) adminReads(paths []string, slotsOf []int, groups []string) ([]value, bool) {
+func (d *driver) adminReads(paths []string, slotsOf []int, groups []string) ([]history.Value, bool) {
 	call, datas, stats, err := d.adminGet(paths...)
-	ret := d.h.now()
+	ret := d.h.Now()
 	if err != nil {
 		return nil, false
 	}
-	vs := make([]value, len(paths))
+	vs := make([]history.Value, len(paths))
 	for i := range paths {
 		if stats[i] != nil {
-			vs[i] = value{Exists: true, Version: stats[i].Version, Data: string(datas[i])}
+			vs[i] = history.Value{Exists: true, Version: stats[i].Version, Data: string(datas[i])}
 		}
-		d.h.add(groups[i], op{Client: 0, Call: call, Return: ret, Step: step{Kind: stepRead,
-			Obs: []obs{{Slot: slotsOf[i], Val: vs[i]}}, Desc: "admin read " + paths[i]}})
+		d.h.Add(groups[i], history.Op{Client: 0, Call: call, Return: ret, Step: history.Step{Kind: history.StepRead,
+			Obs: []history.Obs{{Slot: slotsOf[i], Val: vs[i]}}, Desc: "admin read " + paths[i]}})
 	}
 	return vs, true
 }
 
 // checkMigration reads /migration and /controller_epoch right after call
 // rc returned s, and compares.
-func (d *driver) checkMigration(g *generation, s migrationzk.State, rc record) {
-	vs, ok := d.adminReads([]string{d.p("/migration"), d.p("/controller_epoch")}, []int{slotMigration, slotEpoch}, []string{migrationGroup, migrationGroup})
+func (d *driver) checkMigration(g *generation, s migrationzk.State, rc history.Record) {
+	vs, ok := d.adminReads([]string{d.p("/migration"), d.p("/controller_epoch")}, []int{history.SlotMigration, history.SlotEpoch}, []string{history.MigrationGroup, history.MigrationGroup})
 	if !ok {
 		return
 	}
 	v := vs[0]
-	if d.h.foreignDuring(d.p("/migration"), rc.Call, rc.Return) {
+	if d.h.ForeignDuring(d.p("/migration"), rc.Call, rc.Return) {
 		return // a foreign write during the call may have moved it since
 	}
 	want := string(stateData(s))
@@ -141,7 +142,7 @@ type payloadCheck struct {
 
 // checkPayloads reads payload znodes right after call rc said they hold
 // the given data at the given versions.
-func (d *driver) checkPayloads(checks []payloadCheck, rc record) {
+func (d *driver) checkPayloads(checks []payloadCheck, rc history.Record) {
 	if len(checks) == 0 {
 		return
 	}
@@ -156,7 +157,7 @@ func (d *driver) checkPayloads(checks []payloadCheck, rc record) {
 	}
 	for i, c := range checks {
 		v := vs[i]
-		if d.h.foreignDuring(c.path, rc.Call, rc.Return) {
+		if d.h.ForeignDuring(c.path, rc.Call, rc.Return) {
 			continue
 		}
 		switch {
@@ -175,8 +176,8 @@ func (d *driver) checkPayloads(checks []payloadCheck, rc record) {
 // the end: /migration, /controller_epoch, and every payload znode the
 // workload or a foreign write touched, two hundred to a barrier.
 func (d *driver) readFinalState() {
-	d.adminRead(d.p("/migration"), slotMigration, migrationGroup)
-	d.adminRead(d.p("/controller_epoch"), slotEpoch, migrationGroup)
+	d.adminRead(d.p("/migration"), history.SlotMigration, history.MigrationGroup)
+	d.adminRead(d.p("/controller_epoch"), history.SlotEpoch, history.MigrationGroup)
 	paths := d.touchedPayloads()
 	for len(paths) > 0 {
 		batch := paths[:min(len(paths), 200)]
@@ -193,13 +194,11 @@ func (d *driver) touchedPayloads() []string {
 	for p := range d.payloads {
 		paths = append(paths, d.p(p))
 	}
-	d.h.mu.Lock()
-	for p := range d.h.foreign {
+	for _, p := range d.h.ForeignPaths() {
 		if strings.HasPrefix(p, root+znode.TopicsPath) {
 			paths = append(paths, p)
 		}
 	}
-	d.h.mu.Unlock()
 	sort.Strings(paths)
 	return slices.Compact(paths)
 }

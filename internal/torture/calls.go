@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -49,17 +50,17 @@ func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State,
 	data := string(stateData(s))
 	var out migrationzk.State
 	var err error
-	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("update by %d offset %d", g.id, s.KRaftMetadataOffset), func() (err error) {
+	rc, err := d.rec.Wrap(g.client(), from, fmt.Sprintf("update by %d offset %d", g.id, s.KRaftMetadataOffset), func() (err error) {
 		out, err = g.w.Update(ctx, s)
 		return err
 	})
 	o := d.classify(g, ctx, err)
-	conds := []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion},
-		{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion}}
+	conds := []history.Cond{{Slot: history.SlotMigration, Kind: history.CondVersion, Version: s.MigrationZkVersion},
+		{Slot: history.SlotEpoch, Kind: history.CondVersion, Version: s.ZkControllerEpochZkVersion}}
 	switch {
 	case err == nil:
 		if out.MigrationZkVersion != s.MigrationZkVersion+1 {
-			d.anomaly(CheckVersion, "%s: version %d from %d", rc.desc, out.MigrationZkVersion, s.MigrationZkVersion)
+			d.anomaly(CheckVersion, "%s: version %d from %d", rc.Desc, out.MigrationZkVersion, s.MigrationZkVersion)
 		}
 		d.written(g, out, conds, data, rc)
 	case errors.Is(err, migrationzk.ErrOutcomeUnknown), o.conflict:
@@ -71,45 +72,45 @@ func (d *driver) update(ctx context.Context, g *generation, s migrationzk.State,
 }
 
 // written records a call that said it wrote /migration, and checks it.
-func (d *driver) written(g *generation, out migrationzk.State, conds []cond, data string, rc record) {
-	d.h.add(migrationGroup, rc.op(step{Kind: stepWrite, Conds: conds,
-		Effects: []effect{{Slot: slotMigration, Data: data, Version: out.MigrationZkVersion}}}))
-	d.h.addSuccess(rc.success(d.p("/migration"), out.MigrationZkVersion, g.learned))
+func (d *driver) written(g *generation, out migrationzk.State, conds []history.Cond, data string, rc history.Record) {
+	d.h.Add(history.MigrationGroup, rc.Op(history.Step{Kind: history.StepWrite, Conds: conds,
+		Effects: []history.Effect{{Slot: history.SlotMigration, Data: data, Version: out.MigrationZkVersion}}}))
+	d.h.AddSuccess(rc.Success(d.p("/migration"), out.MigrationZkVersion, g.learned))
 	d.checkMigration(g, out, rc)
 	g.s, g.learned, g.since = out, rc.Return, rc.Call
 }
 
 // maybeWritten records a call whose write to /migration may or may not
 // have happened.
-func (d *driver) maybeWritten(g *generation, o outcome, conds []cond, data string, rc record) {
+func (d *driver) maybeWritten(g *generation, o outcome, conds []history.Cond, data string, rc history.Record) {
 	doubt := rc
 	if o.retry {
-		doubt = rc.inDoubt()
+		doubt = rc.InDoubt()
 	}
-	d.h.add(migrationGroup, doubt.op(step{Kind: stepMaybe, Conds: conds,
-		Effects: []effect{{Slot: slotMigration, Data: data, Version: -1}}, Desc: rc.desc + " (" + short(o.err) + ")"}))
+	d.h.Add(history.MigrationGroup, doubt.Op(history.Step{Kind: history.StepMaybe, Conds: conds,
+		Effects: []history.Effect{{Slot: history.SlotMigration, Data: data, Version: -1}}, Desc: rc.Desc + " (" + short(o.err) + ")"}))
 	d.recordConflict(g, o.err, data, rc)
 }
 
 // recordConflict records what a *ConflictError says of a call that wrote
 // data to /migration.
-func (d *driver) recordConflict(g *generation, err error, data string, rc record) {
+func (d *driver) recordConflict(g *generation, err error, data string, rc history.Record) {
 	var ce *migrationzk.ConflictError
 	if !errors.As(err, &ce) {
 		return
 	}
-	c := conflictReport{Path: d.p("/migration"), Since: g.since, At: rc.span, What: rc.desc}
+	c := history.ConflictReport{Path: d.p("/migration"), Since: g.since, At: rc.Span, What: rc.Desc}
 	if string(ce.CurrentData) == data {
 		for _, p := range d.callPaths {
 			c.Also = append(c.Also, d.p(p))
 		}
 	}
-	d.h.addConflict(c)
-	seen := value{Exists: ce.CurrentVersion >= 0, Version: ce.CurrentVersion}
+	d.h.AddConflict(c)
+	seen := history.Value{Exists: ce.CurrentVersion >= 0, Version: ce.CurrentVersion}
 	if seen.Exists {
 		seen.Data = string(ce.CurrentData)
 	}
-	d.h.add(migrationGroup, rc.op(step{Kind: stepRead, Obs: []obs{{Slot: slotMigration, Val: seen}}, Desc: rc.desc + " conflict report"}))
+	d.h.Add(history.MigrationGroup, rc.Op(history.Step{Kind: history.StepRead, Obs: []history.Obs{{Slot: history.SlotMigration, Val: seen}}, Desc: rc.Desc + " conflict report"}))
 }
 
 // apply makes one Apply call and records it, as if called at from (its
@@ -120,14 +121,14 @@ func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, 
 	var out migrationzk.State
 	var res []migrationzk.OpResult
 	var err error
-	rc, err := d.rec.wrap(g.client(), from, fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops)), func() (err error) {
+	rc, err := d.rec.Wrap(g.client(), from, fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops)), func() (err error) {
 		out, res, err = g.w.Apply(ctx, s, ops...)
 		return err
 	})
 	o := d.classify(g, ctx, err)
 	d.recordApplyCheckpoint(g, s, out, o, refusedOps(res), rc)
 	if res == nil && err == nil {
-		d.anomaly(CheckResults, "%s: no results", rc.desc)
+		d.anomaly(CheckResults, "%s: no results", rc.Desc)
 	}
 	d.recordResults(g, res, err, o, out, rc)
 	return o
@@ -135,11 +136,11 @@ func (d *driver) apply(ctx context.Context, g *generation, s migrationzk.State, 
 
 // recordResults records each op of a batch as its result says, checks
 // what ZooKeeper holds of those that landed, and rereads those refused.
-func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err error, o outcome, out migrationzk.State, rc record) {
+func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err error, o outcome, out migrationzk.State, rc history.Record) {
 	var reread []string
 	var checks []payloadCheck
 	for i, r := range res {
-		opRec := rc.part(fmt.Sprintf("%s op %d %v", rc.desc, i, r.Op))
+		opRec := rc.Part(fmt.Sprintf("%s op %d %v", rc.Desc, i, r.Op))
 		rel := r.Path // for a sequential create, the name ZooKeeper gave, if known
 		var oe *migrationzk.OpError
 		switch {
@@ -149,7 +150,7 @@ func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err er
 			if r.Recovered || (err == nil && out.Recovered) {
 				// A copy of the op's transaction landed before a reread
 				// proved it; the op may have been sent again after it.
-				d.opMaybeWritten(r.Op, rel, nil, false, opRec.part(opRec.desc+" first copy"))
+				d.opMaybeWritten(r.Op, rel, nil, false, opRec.Part(opRec.Desc+" first copy"))
 			}
 			checks = append(checks, d.opWritten(r.Op, rel, r.Version, opRec))
 		case errors.As(r.Err, &oe):
@@ -157,7 +158,7 @@ func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err er
 			reread = append(reread, rel)
 		case errors.Is(r.Err, migrationzk.ErrNotApplied):
 			if err == nil {
-				d.anomaly(CheckResults, "%s: op %d not applied in a batch that succeeded", rc.desc, i)
+				d.anomaly(CheckResults, "%s: op %d not applied in a batch that succeeded", rc.Desc, i)
 			}
 		default:
 			retry := errors.Is(r.Err, migrationzk.ErrOutcomeUnknown) && o.retry
@@ -172,16 +173,16 @@ func (d *driver) recordResults(g *generation, res []migrationzk.OpResult, err er
 
 // recordApplyCheckpoint records what an Apply call of s, classified as o,
 // did to /migration, and checks it when it said it wrote.
-func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, o outcome, refused int, rc record) {
+func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, o outcome, refused int, rc history.Record) {
 	data := string(stateData(s))
-	epochCond := cond{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion}
+	epochCond := history.Cond{Slot: history.SlotEpoch, Kind: history.CondVersion, Version: s.ZkControllerEpochZkVersion}
 	switch {
 	case o.err == nil:
 		// The call's own transaction moved /migration by one; when a copy
 		// of it (this call's or, retried, its first attempt's) had landed
 		// and left ops to send, by two; and by one more for each part
 		// that refused ops split the rest into, at most one per refusal.
-		from := cond{Slot: slotMigration, Kind: condVersion, Version: out.MigrationZkVersion - 1}
+		from := history.Cond{Slot: history.SlotMigration, Kind: history.CondVersion, Version: out.MigrationZkVersion - 1}
 		switch moved := out.MigrationZkVersion - s.MigrationZkVersion; {
 		case moved == 1:
 		case moved >= 2 && int(moved) <= 2+refused:
@@ -192,63 +193,63 @@ func (d *driver) recordApplyCheckpoint(g *generation, s, out migrationzk.State, 
 				d.earlierPart(g, v, data, epochCond, rc)
 			}
 		default:
-			d.anomaly(CheckVersion, "%s: /migration version %d from %d with %d ops refused", rc.desc, out.MigrationZkVersion, s.MigrationZkVersion, refused)
+			d.anomaly(CheckVersion, "%s: /migration version %d from %d with %d ops refused", rc.Desc, out.MigrationZkVersion, s.MigrationZkVersion, refused)
 		}
-		d.written(g, out, []cond{from, epochCond}, data, rc)
+		d.written(g, out, []history.Cond{from, epochCond}, data, rc)
 	case o.retry && errors.Is(o.err, migrationzk.ErrOutcomeUnknown), o.conflict, o.fenced:
-		d.maybeWritten(g, o, []cond{{Slot: slotMigration, Kind: condVersion, Version: s.MigrationZkVersion}, epochCond}, data, rc)
+		d.maybeWritten(g, o, []history.Cond{{Slot: history.SlotMigration, Kind: history.CondVersion, Version: s.MigrationZkVersion}, epochCond}, data, rc)
 	}
 }
 
 // earlierPart records a transaction of a call that returned at ret after
 // moving /migration from version from (with our content: the model does
 // not tell it from the content it rewrote) before its last one.
-func (d *driver) earlierPart(g *generation, from int32, data string, epochCond cond, rc record) {
-	part := rc.part(fmt.Sprintf("%s part to version %d", rc.desc, from+1))
-	d.h.add(migrationGroup, part.op(step{Kind: stepWrite,
-		Conds:   []cond{{Slot: slotMigration, Kind: condVersion, Version: from}, epochCond},
-		Effects: []effect{{Slot: slotMigration, Data: data, Version: from + 1}}}))
-	d.h.addSuccess(part.success(d.p("/migration"), from+1, g.learned))
+func (d *driver) earlierPart(g *generation, from int32, data string, epochCond history.Cond, rc history.Record) {
+	part := rc.Part(fmt.Sprintf("%s part to version %d", rc.Desc, from+1))
+	d.h.Add(history.MigrationGroup, part.Op(history.Step{Kind: history.StepWrite,
+		Conds:   []history.Cond{{Slot: history.SlotMigration, Kind: history.CondVersion, Version: from}, epochCond},
+		Effects: []history.Effect{{Slot: history.SlotMigration, Data: data, Version: from + 1}}}))
+	d.h.AddSuccess(part.Success(d.p("/migration"), from+1, g.learned))
 }
 
 // opWritten records an op of a batch that Apply said landed at version,
 // and returns what ZooKeeper must hold right after.
-func (d *driver) opWritten(o migrationzk.Op, rel string, version int32, rc record) payloadCheck {
+func (d *driver) opWritten(o migrationzk.Op, rel string, version int32, rc history.Record) payloadCheck {
 	path := d.p(rel)
-	d.h.add(path, rc.op(step{Kind: stepWrite, Conds: []cond{payloadCond(o)}, Effects: []effect{payloadEffect(o, version)}}))
+	d.h.Add(path, rc.Op(history.Step{Kind: history.StepWrite, Conds: []history.Cond{payloadCond(o)}, Effects: []history.Effect{payloadEffect(o, version)}}))
 	learned := int64(-1)
 	if pl := d.payloads[rel]; pl != nil {
 		learned = pl.learned
 	}
-	written := rc.success(path, version, learned)
+	written := rc.Success(path, version, learned)
 	written.Data = string(o.Data())
-	d.h.addSuccess(written)
+	d.h.AddSuccess(written)
 	// Learned as of the call's start: another party may have written the
 	// znode since the op, while the call was in flight.
 	d.learn(rel, !isDelete(o), version, rc.Call)
-	return payloadCheck{path: path, data: o.Data(), version: version, desc: rc.desc, deleted: isDelete(o)}
+	return payloadCheck{path: path, data: o.Data(), version: version, desc: rc.Desc, deleted: isDelete(o)}
 }
 
 // opRefused records an op of a batch that ZooKeeper refused (*OpError): a
 // conflict on its znode.
-func (d *driver) opRefused(o migrationzk.Op, rel string, oe *migrationzk.OpError, rc record) {
+func (d *driver) opRefused(o migrationzk.Op, rel string, oe *migrationzk.OpError, rc history.Record) {
 	d.conflicts++
 	path := d.p(rel)
-	d.h.add(path, rc.op(step{Kind: stepRefused, Conds: []cond{payloadCond(o)}, Desc: rc.desc + " refused"}))
+	d.h.Add(path, rc.Op(history.Step{Kind: history.StepRefused, Conds: []history.Cond{payloadCond(o)}, Desc: rc.Desc + " refused"}))
 	// The op's version was learned when the work was chosen; retries of
 	// the call send it as it was.
-	d.h.addConflict(conflictReport{Path: path, Since: d.basis[rel], At: rc.span, What: rc.desc + ": " + oe.Err.Error()})
+	d.h.AddConflict(history.ConflictReport{Path: path, Since: d.basis[rel], At: rc.Span, What: rc.Desc + ": " + oe.Err.Error()})
 }
 
 // opMaybeWritten records an op of a batch that may or may not have landed,
 // failed with err; when the call is to be retried, it may land at any
 // later moment.
-func (d *driver) opMaybeWritten(o migrationzk.Op, rel string, err error, retry bool, rc record) {
+func (d *driver) opMaybeWritten(o migrationzk.Op, rel string, err error, retry bool, rc history.Record) {
 	if retry {
-		rc = rc.inDoubt()
+		rc = rc.InDoubt()
 	}
-	d.h.add(d.p(rel), rc.op(step{Kind: stepMaybe, Conds: []cond{payloadCond(o)},
-		Effects: []effect{payloadEffect(o, -1)}, Desc: rc.desc + " (" + short(err) + ")"}))
+	d.h.Add(d.p(rel), rc.Op(history.Step{Kind: history.StepMaybe, Conds: []history.Cond{payloadCond(o)},
+		Effects: []history.Effect{payloadEffect(o, -1)}, Desc: rc.Desc + " (" + short(err) + ")"}))
 }
 
 // getOrCreate calls GetOrCreate until it settles and records it.
@@ -261,7 +262,7 @@ func (d *driver) getOrCreate(g *generation) bool {
 		var s migrationzk.State
 		var res migrationzk.GetOrCreateResult
 		var err error
-		rc, err := d.rec.wrap(g.client(), 0, fmt.Sprintf("GetOrCreate by %d", g.id), func() (err error) {
+		rc, err := d.rec.Wrap(g.client(), 0, fmt.Sprintf("GetOrCreate by %d", g.id), func() (err error) {
 			s, res, err = g.w.GetOrCreate(ctx, in)
 			return err
 		})
@@ -270,8 +271,8 @@ func (d *driver) getOrCreate(g *generation) bool {
 			d.unknown.Add(1)
 			d.mend(g, err)
 			data := string(stateData(in))
-			d.h.add(migrationGroup, rc.inDoubt().op(step{Kind: stepMaybe,
-				Conds: []cond{{Slot: slotMigration, Kind: condAbsent}}, Effects: []effect{{Slot: slotMigration, Create: true, Data: data, Version: -1}},
+			d.h.Add(history.MigrationGroup, rc.InDoubt().Op(history.Step{Kind: history.StepMaybe,
+				Conds: []history.Cond{{Slot: history.SlotMigration, Kind: history.CondAbsent}}, Effects: []history.Effect{{Slot: history.SlotMigration, Create: true, Data: data, Version: -1}},
 				Desc: "create /migration (unknown)"}))
 			continue
 		}
@@ -283,10 +284,10 @@ func (d *driver) getOrCreate(g *generation) bool {
 		// found, whose identity the returned State does not adopt.
 		created, held := string(stateData(s)), heldState(s, res)
 		data := string(stateData(held))
-		d.h.add(migrationGroup, rc.op(step{Kind: stepReadOrCreate,
-			Conds:   []cond{{Slot: slotMigration, Kind: condAbsent}},
-			Effects: []effect{{Slot: slotMigration, Create: true, Data: created, Version: 0}},
-			Obs:     []obs{{Slot: slotMigration, Val: value{Exists: true, Version: s.MigrationZkVersion, Data: data}}}}))
+		d.h.Add(history.MigrationGroup, rc.Op(history.Step{Kind: history.StepReadOrCreate,
+			Conds:   []history.Cond{{Slot: history.SlotMigration, Kind: history.CondAbsent}},
+			Effects: []history.Effect{{Slot: history.SlotMigration, Create: true, Data: created, Version: 0}},
+			Obs:     []history.Obs{{Slot: history.SlotMigration, Val: history.Value{Exists: true, Version: s.MigrationZkVersion, Data: data}}}}))
 		d.checkMigration(g, held, rc)
 		g.s, g.learned, g.since = s, rc.Return, rc.Call
 		return true
@@ -302,23 +303,23 @@ func isCreate(o migrationzk.Op) bool { return o.Kind() == migrationzk.OpCreate }
 func isDelete(o migrationzk.Op) bool { return o.Kind() == migrationzk.OpDelete }
 
 // payloadCond is the condition an op puts on its own znode.
-func payloadCond(o migrationzk.Op) cond {
+func payloadCond(o migrationzk.Op) history.Cond {
 	switch {
 	case isCreate(o):
-		return cond{Kind: condAbsent}
+		return history.Cond{Kind: history.CondAbsent}
 	case o.Version() >= 0:
-		return cond{Kind: condVersion, Version: o.Version()}
+		return history.Cond{Kind: history.CondVersion, Version: o.Version()}
 	}
-	return cond{Kind: condExists}
+	return history.Cond{Kind: history.CondExists}
 }
 
 // payloadEffect is what an op does to its own znode; version is the one
 // the caller was told it produced, or -1.
-func payloadEffect(o migrationzk.Op, version int32) effect {
+func payloadEffect(o migrationzk.Op, version int32) history.Effect {
 	if isDelete(o) {
-		return effect{Slot: 0, Delete: true, Version: -1}
+		return history.Effect{Slot: 0, Delete: true, Version: -1}
 	}
-	return effect{Slot: 0, Create: isCreate(o), Data: string(o.Data()), Version: version}
+	return history.Effect{Slot: 0, Create: isCreate(o), Data: string(o.Data()), Version: version}
 }
 
 // heldState is s with the identity of the checkpoint GetOrCreate found, if

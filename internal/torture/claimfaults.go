@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -121,7 +122,7 @@ func (d *driver) foreignEpoch(kind string, ctl *znode.Controller, same bool) boo
 // /controller with ctl. It reports whether the write landed.
 func (d *driver) foreignEpochTo(kind string, ctl *znode.Controller, to func(value int32) int32) bool {
 	epochPath := d.p("/controller_epoch")
-	cur, ok := d.adminRead(epochPath, slotEpoch, migrationGroup)
+	cur, ok := d.adminRead(epochPath, history.SlotEpoch, history.MigrationGroup)
 	if !ok || !cur.Exists {
 		return false
 	}
@@ -132,14 +133,14 @@ func (d *driver) foreignEpochTo(kind string, ctl *znode.Controller, to func(valu
 	}
 	value = to(value)
 	data := znode.EncodeControllerEpoch(value)
-	rc, err := d.foreign(kind, epochPath, migrationGroup, slotEpoch, cond{Kind: condVersion, Version: cur.Version},
-		effect{Data: string(data)}, func() (int32, error) { return cur.Version + 1, d.electOrRaise(epochPath, data, cur.Version, ctl) })
+	rc, err := d.foreign(kind, epochPath, history.MigrationGroup, history.SlotEpoch, history.Cond{Kind: history.CondVersion, Version: cur.Version},
+		history.Effect{Data: string(data)}, func() (int32, error) { return cur.Version + 1, d.electOrRaise(epochPath, data, cur.Version, ctl) })
 	if err == nil {
-		who := identity{Anonymous: true}
+		who := history.Identity{Anonymous: true}
 		if ctl != nil {
-			who = identity{ID: ctl.BrokerID, Epoch: ctl.KRaftControllerEpoch}
+			who = history.Identity{ID: ctl.BrokerID, Epoch: ctl.KRaftControllerEpoch}
 		}
-		d.h.addClaim(claimRecord{Who: who, Version: cur.Version + 1, Value: value, At: rc.span})
+		d.h.AddClaim(history.ClaimRecord{Who: who, Version: cur.Version + 1, Value: value, At: rc.Span})
 	}
 	return err == nil
 }

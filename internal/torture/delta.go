@@ -96,7 +96,7 @@ func (d *driver) checkTransaction(g *generation, e dualwrite.TraceEvent) {
 	case dualwrite.TraceReadWave:
 		// Sent after the call's sync: what landed before now is read.
 		for _, p := range e.Paths {
-			g.learnedAt[p] = d.h.now()
+			g.learnedAt[p] = d.h.Now()
 		}
 		return
 	case dualwrite.TraceTransaction:
@@ -110,7 +110,7 @@ func (d *driver) checkTransaction(g *generation, e dualwrite.TraceEvent) {
 		}
 		for _, r := range e.Results {
 			if r.Err == nil {
-				g.learnedAt[r.Op.Path()] = d.h.now()
+				g.learnedAt[r.Op.Path()] = d.h.Now()
 			}
 		}
 	default:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
@@ -37,7 +38,7 @@ func (d *driver) foreignWrite(rng *rand.Rand, g *generation, wk work) {
 		}
 		st := znode.PartitionState{ControllerEpoch: g.epoch, Leader: 99, LeaderEpoch: cur.Version + 1, ISR: []int32{99}}
 		data := st.Encode()
-		_, _ = d.foreign(FaultForeignWrite, path, path, 0, cond{Kind: condVersion, Version: cur.Version}, effect{Data: string(data)},
+		_, _ = d.foreign(FaultForeignWrite, path, path, 0, history.Cond{Kind: history.CondVersion, Version: cur.Version}, history.Effect{Data: string(data)},
 			func() (int32, error) { return setData(d.admin, path, data, cur.Version) })
 	default:
 		d.foreignMigration(g)
@@ -48,7 +49,7 @@ func (d *driver) foreignWrite(rng *rand.Rand, g *generation, wk work) {
 // g's KRaft epoch to /migration: a conflict, not a fence.
 func (d *driver) foreignMigration(g *generation) {
 	path := d.p("/migration")
-	cur, ok := d.adminRead(path, slotMigration, migrationGroup)
+	cur, ok := d.adminRead(path, history.SlotMigration, history.MigrationGroup)
 	if !ok || !cur.Exists {
 		return
 	}
@@ -58,15 +59,15 @@ func (d *driver) foreignMigration(g *generation) {
 	}
 	data := znode.Migration{KRaftMetadataOffset: m.KRaftMetadataOffset - 1, KRaftControllerID: foreignController,
 		KRaftMetadataEpoch: g.epoch, KRaftControllerEpoch: g.epoch}.Encode()
-	_, _ = d.foreign(FaultForeignWrite, path, migrationGroup, slotMigration, cond{Kind: condVersion, Version: cur.Version},
-		effect{Data: string(data)}, func() (int32, error) { return setData(d.admin, path, data, cur.Version) })
+	_, _ = d.foreign(FaultForeignWrite, path, history.MigrationGroup, history.SlotMigration, history.Cond{Kind: history.CondVersion, Version: cur.Version},
+		history.Effect{Data: string(data)}, func() (int32, error) { return setData(d.admin, path, data, cur.Version) })
 }
 
 // foreign makes write, a foreign write of kind to path (in group at
 // slot), and records it: conditioned on c, it does e when it lands, at the
 // version write returns (-1 for a delete).
-func (d *driver) foreign(kind, path, group string, slot int, c cond, e effect, write func() (int32, error)) (record, error) {
-	rc, err := d.rec.wrap(0, 0, kind+": foreign write "+path, func() (err error) {
+func (d *driver) foreign(kind, path, group string, slot int, c history.Cond, e history.Effect, write func() (int32, error)) (history.Record, error) {
+	rc, err := d.rec.Wrap(0, 0, kind+": foreign write "+path, func() (err error) {
 		e.Version, err = write()
 		return err
 	})
@@ -74,15 +75,15 @@ func (d *driver) foreign(kind, path, group string, slot int, c cond, e effect, w
 	switch {
 	case err == nil:
 		d.count(kind)
-		d.h.add(group, rc.op(step{Kind: stepWrite, Conds: []cond{c}, Effects: []effect{e}}))
-		d.h.addForeign(path, foreignWrite{span: rc.span, Landed: true, Version: e.Version})
+		d.h.Add(group, rc.Op(history.Step{Kind: history.StepWrite, Conds: []history.Cond{c}, Effects: []history.Effect{e}}))
+		d.h.AddForeign(path, history.ForeignWrite{Span: rc.Span, Landed: true, Version: e.Version})
 	case errors.Is(err, zk.ErrBadVersion), errors.Is(err, zk.ErrNodeExists), errors.Is(err, zk.ErrNoNode):
-		d.h.add(group, rc.op(step{Kind: stepRefused, Conds: []cond{c}, Desc: rc.desc + " refused"}))
+		d.h.Add(group, rc.Op(history.Step{Kind: history.StepRefused, Conds: []history.Cond{c}, Desc: rc.Desc + " refused"}))
 	default:
 		d.count(kind)
 		e.Version = -1
-		d.h.add(group, rc.inDoubt().op(step{Kind: stepMaybe, Conds: []cond{c}, Effects: []effect{e}, Desc: fmt.Sprintf("%s (%v)", rc.desc, err)}))
-		d.h.addForeign(path, foreignWrite{span: rc.inDoubt().span, Version: -1})
+		d.h.Add(group, rc.InDoubt().Op(history.Step{Kind: history.StepMaybe, Conds: []history.Cond{c}, Effects: []history.Effect{e}, Desc: fmt.Sprintf("%s (%v)", rc.Desc, err)}))
+		d.h.AddForeign(path, history.ForeignWrite{Span: rc.InDoubt().Span, Version: -1})
 	}
 	return rc, err
 }
@@ -90,27 +91,27 @@ func (d *driver) foreign(kind, path, group string, slot int, c cond, e effect, w
 // foreignSet writes data to path, whatever its version, as another party
 // would; it returns whether the write landed.
 func (d *driver) foreignSet(kind, path, group string, slot int, data []byte) bool {
-	return landed(d.foreign(kind, path, group, slot, cond{Kind: condExists}, effect{Data: string(data)},
+	return landed(d.foreign(kind, path, group, slot, history.Cond{Kind: history.CondExists}, history.Effect{Data: string(data)},
 		func() (int32, error) { return setData(d.admin, path, data, -1) }))
 }
 
 // foreignDelete deletes path, whatever its version, as another party
 // would.
 func (d *driver) foreignDelete(kind, path string) bool {
-	return landed(d.foreign(kind, path, path, 0, cond{Kind: condExists}, effect{Delete: true},
+	return landed(d.foreign(kind, path, path, 0, history.Cond{Kind: history.CondExists}, history.Effect{Delete: true},
 		func() (int32, error) { return -1, d.admin.Delete(path, -1) }))
 }
 
 // foreignCreate creates path holding data, as another party would.
 func (d *driver) foreignCreate(kind, path string, data []byte) bool {
-	return landed(d.foreign(kind, path, path, 0, cond{Kind: condAbsent}, effect{Create: true, Data: string(data)}, func() (int32, error) {
+	return landed(d.foreign(kind, path, path, 0, history.Cond{Kind: history.CondAbsent}, history.Effect{Create: true, Data: string(data)}, func() (int32, error) {
 		_, err := d.admin.Create(path, data, 0, zk.WorldACL(zk.PermAll))
 		return 0, err
 	}))
 }
 
 // landed reports whether a foreign write landed.
-func landed(_ record, err error) bool { return err == nil }
+func landed(_ history.Record, err error) bool { return err == nil }
 
 // setData sets path's data if at version (-1 for any) through conn, and
 // returns the version it produced.
@@ -139,7 +140,7 @@ func (d *driver) injectABA(g *generation, wk work, s migrationzk.State) []*zktes
 			times = 2
 		}
 	}
-	path, group, slot, data := d.p("/migration"), migrationGroup, slotMigration, stateData(s)
+	path, group, slot, data := d.p("/migration"), history.MigrationGroup, history.SlotMigration, stateData(s)
 	if sets := setOps(wk); len(sets) > 0 && d.rng.Float64() < 0.3 {
 		o := sets[d.rng.Intn(len(sets))]
 		f.Action = zktest.DropReply

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/internal/must"
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
@@ -45,7 +46,7 @@ type generation struct {
 	// mem models what dw may rest on; dwCalls are the calls of g's
 	// dual-write Clients, any Writer's (guarded by mu).
 	mem     *memoryModel
-	dwCalls []span
+	dwCalls []history.Span
 	s       migrationzk.State
 	// learned is when the call that returned s returned; since when it
 	// started.
@@ -181,7 +182,7 @@ func (d *driver) claim(g *generation) {
 		return
 	}
 	var s migrationzk.State
-	rc, err := d.rec.wrap(g.client(), 0, fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch), func() (err error) {
+	rc, err := d.rec.Wrap(g.client(), 0, fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch), func() (err error) {
 		for attempt := 1; attempt <= maxAttempts; attempt++ {
 			ctx, cancel := d.claimContext(g)
 			s, err = g.w.ClaimLeadership(ctx, g.initial())
@@ -210,7 +211,7 @@ func (d *driver) claim(g *generation) {
 // readEpoch reads /controller_epoch through the admin session: its version
 // and value.
 func (d *driver) readEpoch() (int32, int32, bool) {
-	cur, ok := d.adminRead(d.p("/controller_epoch"), slotEpoch, migrationGroup)
+	cur, ok := d.adminRead(d.p("/controller_epoch"), history.SlotEpoch, history.MigrationGroup)
 	if !ok || !cur.Exists {
 		return 0, 0, false
 	}
@@ -222,32 +223,32 @@ func (d *driver) readEpoch() (int32, int32, bool) {
 // read at version base: its first copy may have raised it from there (to
 // value+1, or with rollback-safe epochs to at least g's KRaft epoch), and
 // the claim, when it succeeded, raised it to what s says.
-func (d *driver) recordClaim(g *generation, base, read int32, s migrationzk.State, err error, rc record) {
+func (d *driver) recordClaim(g *generation, base, read int32, s migrationzk.State, err error, rc history.Record) {
 	first := rc
 	if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
-		first = rc.inDoubt()
+		first = rc.InDoubt()
 	}
-	d.h.add(migrationGroup, first.op(step{Kind: stepMaybe,
-		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: base}},
-		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(g.claimedEpoch(read))), Version: -1}},
-		Desc:    rc.desc + " from its first read (" + short(err) + ")"}))
+	d.h.Add(history.MigrationGroup, first.Op(history.Step{Kind: history.StepMaybe,
+		Conds:   []history.Cond{{Slot: history.SlotEpoch, Kind: history.CondVersion, Version: base}},
+		Effects: []history.Effect{{Slot: history.SlotEpoch, Data: string(znode.EncodeControllerEpoch(g.claimedEpoch(read))), Version: -1}},
+		Desc:    rc.Desc + " from its first read (" + short(err) + ")"}))
 	if err != nil {
 		return
 	}
-	d.h.addClaim(claimRecord{Client: g.client(), Who: identity{ID: g.id, Epoch: g.epoch}, RollbackSafe: g.rollbackSafe,
-		Version: s.ZkControllerEpochZkVersion, Value: s.ZkControllerEpoch, At: rc.span})
+	d.h.AddClaim(history.ClaimRecord{Client: g.client(), Who: history.Identity{ID: g.id, Epoch: g.epoch}, RollbackSafe: g.rollbackSafe,
+		Version: s.ZkControllerEpochZkVersion, Value: s.ZkControllerEpoch, At: rc.Span})
 	if s.ZkControllerEpochZkVersion <= base {
 		// A standing claim resumed: nothing written, /controller_epoch
 		// seen as it was.
-		d.h.add(migrationGroup, rc.op(step{Kind: stepRead, Obs: []obs{{Slot: slotEpoch,
-			Val: value{Exists: true, Version: s.ZkControllerEpochZkVersion, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch))}}},
-			Desc: rc.desc + " resumed"}))
+		d.h.Add(history.MigrationGroup, rc.Op(history.Step{Kind: history.StepRead, Obs: []history.Obs{{Slot: history.SlotEpoch,
+			Val: history.Value{Exists: true, Version: s.ZkControllerEpochZkVersion, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch))}}},
+			Desc: rc.Desc + " resumed"}))
 		return
 	}
-	d.h.add(migrationGroup, rc.op(step{Kind: stepWrite,
-		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion - 1}},
-		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch)), Version: s.ZkControllerEpochZkVersion}}}))
-	d.h.addSuccess(rc.success(d.p("/controller_epoch"), s.ZkControllerEpochZkVersion, -1))
+	d.h.Add(history.MigrationGroup, rc.Op(history.Step{Kind: history.StepWrite,
+		Conds:   []history.Cond{{Slot: history.SlotEpoch, Kind: history.CondVersion, Version: s.ZkControllerEpochZkVersion - 1}},
+		Effects: []history.Effect{{Slot: history.SlotEpoch, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch)), Version: s.ZkControllerEpochZkVersion}}}))
+	d.h.AddSuccess(rc.Success(d.p("/controller_epoch"), s.ZkControllerEpochZkVersion, -1))
 }
 
 // judgeClaim checks the outcome of g's claim against what its faults

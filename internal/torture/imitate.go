@@ -1,6 +1,7 @@
 package torture
 
 import (
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
@@ -49,7 +50,7 @@ func (d *driver) injectImitate(g *generation, wk *work, s migrationzk.State) []*
 			for _, o := range creates {
 				d.foreignCreate(FaultImitate, d.p(o.Path()), o.Data())
 			}
-			d.foreignSet(FaultImitate, d.p("/migration"), migrationGroup, slotMigration, data)
+			d.foreignSet(FaultImitate, d.p("/migration"), history.MigrationGroup, history.SlotMigration, data)
 		case imitateStates:
 			for _, o := range sets {
 				d.foreignSetAt(FaultImitate, d.p(o.Path()), o.Data(), o.Version())
@@ -90,6 +91,6 @@ func createOps(wk work) []migrationzk.Op {
 
 // foreignSetAt writes data to path if at version, as another party would.
 func (d *driver) foreignSetAt(kind, path string, data []byte, version int32) bool {
-	return landed(d.foreign(kind, path, path, 0, cond{Kind: condVersion, Version: version}, effect{Data: string(data)},
+	return landed(d.foreign(kind, path, path, 0, history.Cond{Kind: history.CondVersion, Version: version}, history.Effect{Data: string(data)},
 		func() (int32, error) { return setData(d.admin, path, data, version) }))
 }

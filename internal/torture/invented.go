@@ -96,12 +96,10 @@ func (d *driver) checkNothingInvented() {
 		d.anomaly(CheckHarness, "harness: walk the tree: %v", err)
 		return
 	}
-	d.h.mu.Lock()
 	foreign := map[string]bool{}
-	for p := range d.h.foreign {
+	for _, p := range d.h.ForeignPaths() {
 		foreign[p] = true
 	}
-	d.h.mu.Unlock()
 	for _, p := range inventedZnodes(tree, d.asked, foreign) {
 		d.anomaly(CheckInvented, "%s exists, and neither the workload nor another party wrote it", p)
 	}

@@ -3,8 +3,8 @@ package torture
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 )
@@ -41,16 +41,16 @@ type refusal struct {
 // d.rec.wrap does (as if called at from), a Sync when syncing: the
 // memory model notes when it started, and g notes the call as the
 // Client's own.
-func (d *driver) withDualWrite(g *generation, from int64, desc string, syncing bool, f func(*dualwrite.Client) error) (record, error) {
+func (d *driver) withDualWrite(g *generation, from int64, desc string, syncing bool, f func(*dualwrite.Client) error) (history.Record, error) {
 	c := d.dualWrite(g)
-	rc, err := d.rec.wrap(g.client(), from, desc, func() error {
+	rc, err := d.rec.Wrap(g.client(), from, desc, func() error {
 		g.mu.Lock()
-		g.mem.start, g.mem.syncing = d.h.now(), syncing
+		g.mem.start, g.mem.syncing = d.h.Now(), syncing
 		g.mu.Unlock()
 		return f(c)
 	})
 	g.mu.Lock()
-	g.dwCalls = append(g.dwCalls, rc.span)
+	g.dwCalls = append(g.dwCalls, rc.Span)
 	if syncing {
 		g.readAllAt = rc.Return
 	}
@@ -82,7 +82,7 @@ func (d *driver) noteMemory(g *generation, e dualwrite.TraceEvent) {
 		var oe *migrationzk.OpError
 		if e.Remembered && errors.As(e.Err, &oe) && !errors.Is(e.Err, migrationzk.ErrOutcomeUnknown) {
 			p := oe.Op.Path()
-			d.noteRefusal(refusal{g: g, path: p, since: m.learned(p), at: d.h.now(), desc: fmt.Sprintf("%v at version %d: %v", oe.Op, oe.Op.Version(), oe.Err)})
+			d.noteRefusal(refusal{g: g, path: p, since: m.learned(p), at: d.h.Now(), desc: fmt.Sprintf("%v at version %d: %v", oe.Op, oe.Op.Version(), oe.Err)})
 		}
 		for _, o := range e.Ops {
 			// Learned when it landed; forgotten otherwise.
@@ -122,54 +122,23 @@ func (d *driver) checkStaleMemory() {
 	d.mu.Lock()
 	refusals := d.refusals
 	d.mu.Unlock()
-	d.h.mu.Lock()
-	var stale []string
 	for _, r := range refusals {
-		if !d.h.explainsRefusal(r, d.p(r.path)) {
-			stale = append(stale, fmt.Sprintf("controller %d: a transaction planned from what the Client remembered was refused at %d (%s), with no write to %s that may have landed since the Client learned it at %d%s",
-				r.g.id, r.at, r.desc, r.path, r.since, d.h.recent(d.p(r.path), r.at)))
+		if !d.h.ExplainsRefusal(d.p(r.path), r.since, r.at, r.g.ownCall) {
+			d.anomaly(CheckStaleMemory, "controller %d: a transaction planned from what the Client remembered was refused at %d (%s), with no write to %s that may have landed since the Client learned it at %d%s",
+				r.g.id, r.at, r.desc, r.path, r.since, d.h.Recent(d.p(r.path), r.at))
 		}
 	}
-	d.h.mu.Unlock()
-	for _, text := range stale {
-		d.anomaly(CheckStaleMemory, "%s", text)
-	}
-}
-
-// explainsRefusal reports whether a write to path, or above or below
-// it, explains r (see checkStaleMemory). h.mu must be held.
-func (h *history) explainsRefusal(r refusal, path string) bool {
-	for group, ops := range h.groups {
-		if group != path && !strings.HasPrefix(path, group+"/") && !strings.HasPrefix(group, path+"/") {
-			continue
-		}
-		for _, o := range ops {
-			if len(o.Step.Effects) == 0 || o.Step.Kind == stepRefused || o.Call >= r.at {
-				continue
-			}
-			// A write may explain r if it may have landed after the
-			// Client learned path; one of the Client's own only if it
-			// was in doubt when the call returned, before that.
-			if ret, own := r.g.ownCall(o); own && ret >= r.since {
-				continue
-			}
-			if o.Return > r.since {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // ownCall reports whether o was recorded by a call of one of g's
 // dual-write Clients, and when the first attempt of that call returned.
-func (g *generation) ownCall(o op) (int64, bool) {
+func (g *generation) ownCall(o history.Op) (int64, bool) {
 	if o.Client != g.client() {
 		return 0, false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	ret, own := never, false
+	ret, own := history.Never, false
 	for _, c := range g.dwCalls {
 		if c.Call == o.Call {
 			ret, own = min(ret, c.Return), true

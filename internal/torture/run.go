@@ -4,10 +4,11 @@
 // linearizability of /migration and of every payload znode, versions
 // against what ZooKeeper holds, conflicts against the test's own
 // conflicting writes, fencing, that no writer gets stuck, and the
-// invariants of every history (invariants.go, invented.go).
+// invariants of every history (package history, invented.go).
 //
-// The driver is split by concern: a recorder stamps each call it wraps
-// (recorder.go), faults sit behind a small interface (faults.go), and the
+// The driver is split by concern: package history holds the model, the
+// record of the calls, stamped by its Recorder, and the checks of the
+// whole record; faults sit behind a small interface (faults.go), and the
 // workload chooses the calls on its own (workload.go).
 //
 // It is a test helper for this module only.
@@ -26,6 +27,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -278,8 +280,8 @@ type driver struct {
 	rng   *rand.Rand
 	e     *zktest.Ensemble
 	admin *zk.Conn
-	h     *history
-	rec   recorder
+	h     *history.History
+	rec   history.Recorder
 	// faultKinds are the faults the driver draws from.
 	faultKinds []weightedFault
 	ctx        context.Context
@@ -365,11 +367,11 @@ func Run(t testing.TB, cfg Config) *Report {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	d := &driver{
-		t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), e: e, h: newHistory(), ctx: ctx,
+		t: t, cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), e: e, h: history.New(root), ctx: ctx,
 		faults: map[string]int{}, variants: map[string][]bool{},
 		notes: notificationTally{landed: map[string]int{}, maybe: map[string]int{}},
 	}
-	d.rec, d.faultKinds, d.workload = recorder{h: d.h, panicked: d.panicked}, faultTable(), newWorkload(d.rng)
+	d.rec, d.faultKinds, d.workload = history.NewRecorder(d.h, d.panicked), faultTable(), newWorkload(d.rng)
 	d.admin = e.Connect(t)
 	d.setup()
 	d.run()
@@ -379,7 +381,7 @@ func Run(t testing.TB, cfg Config) *Report {
 	}
 	d.finish()
 
-	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.size(), Faults: d.faults, Conflicts: d.conflicts, Remembered: int(d.remembered.Load()),
+	r := &Report{Seed: cfg.Seed, Ops: int(d.calls.Load()), Recorded: d.h.Size(), Faults: d.faults, Conflicts: d.conflicts, Remembered: int(d.remembered.Load()),
 		Fenced: d.fenced, Generations: len(d.gens), Unknown: int(d.unknown.Load()), Reconnects: d.reconnects,
 		RollbackSafe: d.rollbackSafeWriters(), Jumps: int(d.jumps.Load()),
 		Syncs: d.syncs.calls, SyncsStopped: d.syncs.stopped, SyncChanges: d.syncs.changes}
@@ -390,8 +392,8 @@ func Run(t testing.TB, cfg Config) *Report {
 	for _, n := range d.notes.landed {
 		r.Notifications += n
 	}
-	for _, f := range d.h.check(cfg.CheckTimeout) {
-		r.Anomalies = append(r.Anomalies, Anomaly{Check: f.check, Ops: int(d.calls.Load()), Text: f.text})
+	for _, f := range d.h.Check(cfg.CheckTimeout) {
+		r.Anomalies = append(r.Anomalies, Anomaly{Check: f.Check, Ops: int(d.calls.Load()), Text: f.Text})
 	}
 	r.Anomalies = append(d.anomalies, r.Anomalies...)
 	r.Duration = time.Since(started)
@@ -411,8 +413,9 @@ func (d *driver) anomaly(check, format string, args ...any) {
 }
 
 // panicked records a call that panicked, with its stack.
-func (d *driver) panicked(rc record, p *panicError) {
-	d.anomaly(CheckPanic, "client %d: %s at [%d, %d] panicked: %v\n%s", rc.client, rc.desc, rc.Call, rc.Return, p.value, p.stack)
+func (d *driver) panicked(p *history.PanicError) {
+	rc := p.Call
+	d.anomaly(CheckPanic, "client %d: %s at [%d, %d] panicked: %v\n%s", rc.Client, rc.Desc, rc.Call, rc.Return, p.Value, p.Stack)
 }
 
 // anomalyCount returns the number of anomalies found so far.
@@ -492,7 +495,7 @@ func (d *driver) setup() {
 	if _, err := d.admin.Create(barrierPath, nil, 0, acl); err != nil {
 		d.t.Fatalf("torture: setup %s: %v", barrierPath, err)
 	}
-	d.h.setInit(migrationGroup, slots{{}, {Exists: true, Version: 0, Data: "1"}})
+	d.h.SetInit(history.MigrationGroup, history.Slots{{}, {Exists: true, Version: 0, Data: "1"}})
 }
 
 // run is the workload: claim, GetOrCreate, then batches and checkpoints,
@@ -535,11 +538,8 @@ const checkEvery = 100
 // checkInvariantsSoFar records what the invariants find in the history
 // recorded so far (they run again over the whole history at the end).
 func (d *driver) checkInvariantsSoFar() {
-	d.h.mu.Lock()
-	found := d.h.invariants()
-	d.h.mu.Unlock()
-	for _, f := range found {
-		d.anomaly(f.check, "%s", f.text)
+	for _, f := range d.h.Invariants() {
+		d.anomaly(f.Check, "%s", f.Text)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
@@ -92,7 +93,7 @@ func waitArmed(armed []*zktest.Armed) {
 func (d *driver) callUntilSettled(g *generation, s migrationzk.State, wk work, deadline time.Duration) bool {
 	// A call repeated after an unknown outcome may find an earlier
 	// attempt's write: its effects date from the first attempt.
-	first := d.h.now()
+	first := d.h.Now()
 	doubted := false // an attempt's outcome was unknown
 	for attempt := 1; ; attempt++ {
 		timeout := callTimeout
@@ -154,7 +155,7 @@ func (d *driver) checkUnknownOutcome(g *generation, s migrationzk.State, err err
 	if err == nil || errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 		return
 	}
-	cur, ok := d.adminRead(d.p("/migration"), slotMigration, migrationGroup)
+	cur, ok := d.adminRead(d.p("/migration"), history.SlotMigration, history.MigrationGroup)
 	if ok && cur.Exists && cur.Data == string(stateData(s)) {
 		d.anomaly(CheckUnknownOutcome, "controller %d: a call at offset %d whose copy landed, its reply lost and its reread cut short, ended with %v",
 			g.id, s.KRaftMetadataOffset, err)
@@ -220,7 +221,7 @@ func (d *driver) callOnce(ctx context.Context, g *generation, s migrationzk.Stat
 // on would. first is when the call's effects may date from.
 func (d *driver) again(g *generation, s migrationzk.State, wk work, doubted bool, first int64) (migrationzk.State, work, int64) {
 	if !doubted && wk.ops == nil && wk.vocab == nil && wk.sync == nil && wk.delta == nil && d.rng.Float64() < 0.5 {
-		return d.nextCheckpoint(g), wk, d.h.now()
+		return d.nextCheckpoint(g), wk, d.h.Now()
 	}
 	return s, d.mergeNextDelta(wk, g.epoch), first
 }
@@ -241,7 +242,7 @@ func (d *driver) relearn(rel string) {
 	if !ok {
 		return
 	}
-	d.learn(rel, v.Exists, v.Version, d.h.now())
+	d.learn(rel, v.Exists, v.Version, d.h.Now())
 }
 
 // paths returns the payload znodes wk's ops or delta write, relative to

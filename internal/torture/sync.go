@@ -127,8 +127,8 @@ func (d *driver) sync(ctx context.Context, g *generation, s migrationzk.State, e
 	if errors.Is(err, migrationzk.ErrConflict) && !o.conflict {
 		o.conflict = true
 	}
-	rc.desc = fmt.Sprintf("sync by %d offset %d (%d edits, %d changes)", g.id, s.KRaftMetadataOffset, len(edits), len(rep.Plan.Changes))
-	d.checkSyncPlan(rep.Plan, edits, rc.desc)
+	rc.Desc = fmt.Sprintf("sync by %d offset %d (%d edits, %d changes)", g.id, s.KRaftMetadataOffset, len(edits), len(rep.Plan.Changes))
+	d.checkSyncPlan(rep.Plan, edits, rc.Desc)
 	d.syncs.calls++
 	if err != nil {
 		d.syncs.stopped++
