@@ -41,19 +41,19 @@ func TestInvariantsOnARecordedHistory(t *testing.T) {
 		t.Skip("a torture run")
 	}
 	tamper := func(d *driver) {
-		c := d.h.Claims()[0]
-		end := d.h.TenureEnd(c.Client, c.Version)
+		c := d.r.h.Claims()[0]
+		end := d.r.h.TenureEnd(c.Client, c.Version)
 		twin := c
 		twin.Client, twin.Who.ID = 99, c.Who.ID+1
-		d.h.AddClaim(twin)
+		d.r.h.AddClaim(twin)
 		low := c
 		low.Client, low.RollbackSafe, low.Value = 98, true, c.Who.Epoch-1
-		d.h.AddClaim(low)
+		d.r.h.AddClaim(low)
 		if end == history.Never {
 			t.Errorf("the first claim's tenure never ended in a run with rivals")
 		}
-		d.h.AddSuccess(history.Success{Path: root + "/migration", Version: 1 << 20, At: history.Span{Call: end + 1, Return: end + 2}, Client: c.Client, What: "injected write"})
-		if _, err := d.admin.Create(root+"/invented", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		d.r.h.AddSuccess(history.Success{Path: root + "/migration", Version: 1 << 20, At: history.Span{Call: end + 1, Return: end + 2}, Client: c.Client, What: "injected write"})
+		if _, err := d.r.admin.conn.Create(root+"/invented", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Errorf("create the invented znode: %v", err)
 		}
 	}
