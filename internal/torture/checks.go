@@ -78,6 +78,11 @@ const (
 	// ended without ErrOutcomeUnknown although its context ended before
 	// the reread could settle it (deadline-in-doubt, reload-in-doubt).
 	CheckUnknownOutcome = "unknown-outcome"
+	// CheckRecovered: a call reported a write or a claim Recovered (its
+	// acknowledgement lost, the write found landed) although no copy of
+	// it was in doubt: its client lost no connection during the call, and
+	// no earlier attempt of it ended with its outcome unknown.
+	CheckRecovered = "recovered"
 	// CheckHarness: the suite itself failed (a read, a kill, a restart).
 	CheckHarness = "harness"
 )

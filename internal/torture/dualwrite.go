@@ -113,6 +113,7 @@ func (g *generation) delta(ctx context.Context, s migrationzk.State, changes []d
 	g.r.stats.calls.Add(1)
 	var out migrationzk.State
 	var res []migrationzk.OpResult
+	dials := g.faults.Dials()
 	rc, err := g.withDualWrite(from, fmt.Sprintf("delta by %d offset %d (%d partitions)", g.id, s.KRaftMetadataOffset, len(changes)), false, func(c *dualwrite.Client) (err error) {
 		b := c.Batch()
 		for _, ch := range changes {
@@ -121,8 +122,9 @@ func (g *generation) delta(ctx context.Context, s migrationzk.State, changes []d
 		out, res, err = b.Apply(ctx, s)
 		return err
 	})
-	c := writerCall{g: g, Record: rc, paths: deltaPaths(changes)}
+	c := writerCall{g: g, Record: rc, paths: deltaPaths(changes), dials: dials}
 	o := g.classifyBatch(ctx, err)
+	c.recovered(anyRecovered(out, res, err))
 	c.checkpoint(s, out, o, refusedOps(res))
 	g.asClientLearned(res)
 	c.results(res, err, o, out)
@@ -186,6 +188,7 @@ func (g *generation) vocabulary(ctx context.Context, s migrationzk.State, change
 	g.r.stats.calls.Add(1)
 	var out migrationzk.State
 	var res []migrationzk.OpResult
+	dials := g.faults.Dials()
 	rc, err := g.withDualWrite(from, fmt.Sprintf("dual-write by %d offset %d (%d changes)", g.id, s.KRaftMetadataOffset, len(changes)), false, func(c *dualwrite.Client) (err error) {
 		b := c.Batch()
 		for _, ch := range changes {
@@ -194,8 +197,9 @@ func (g *generation) vocabulary(ctx context.Context, s migrationzk.State, change
 		out, res, err = b.Apply(ctx, s)
 		return err
 	})
-	c := writerCall{g: g, Record: rc}
+	c := writerCall{g: g, Record: rc, dials: dials}
 	o := g.classifyBatch(ctx, err)
+	c.recovered(anyRecovered(out, res, err))
 	c.checkpoint(s, out, o, refusedOps(res))
 	c.results(res, err, o, out)
 	g.tallyNotifications(notificationsOf(changes), res, err)
@@ -222,13 +226,15 @@ func (g *generation) sync(ctx context.Context, s migrationzk.State, edits []sync
 	}
 	var out migrationzk.State
 	var rep dualwrite.SyncReport
+	dials := g.faults.Dials()
 	rc, err := g.withDualWrite(from, "", true, func(c *dualwrite.Client) (err error) {
 		out, rep, err = c.Sync(ctx, s, desired)
 		return err
 	})
 	o := g.classifyBatch(ctx, err)
 	rc.Desc = fmt.Sprintf("sync by %d offset %d (%d edits, %d changes)", g.id, s.KRaftMetadataOffset, len(edits), len(rep.Plan.Changes))
-	c := writerCall{g: g, Record: rc}
+	c := writerCall{g: g, Record: rc, dials: dials}
+	c.recovered(anyRecovered(out, rep.Results, err))
 	g.checkSyncPlan(rep.Plan, edits, rc.Desc)
 	r.stats.syncs.calls++
 	if err != nil {

@@ -70,9 +70,11 @@ type generation struct {
 	loser      bool
 	afterClaim []func()
 	// why says what a loser's claim had to lose to, for a report.
-	why    string
-	mu     sync.Mutex
-	cancel context.CancelFunc
+	why string
+	// doubtAt is when a call of g last ended with its outcome unknown.
+	doubtAt atomic.Int64
+	mu      sync.Mutex
+	cancel  context.CancelFunc
 }
 
 // cancelClaim ends g's claim call in flight, if any.
@@ -122,6 +124,12 @@ func (g *generation) claimedEpoch(value int32) int32 {
 	return value + 1
 }
 
+// inDoubt counts a call of g that ended with its outcome unknown.
+func (g *generation) inDoubt() {
+	g.r.stats.unknown.Add(1)
+	g.doubtAt.Store(g.r.h.Now())
+}
+
 // mend does what the documentation of ErrStaleSession asks of a caller
 // whose client is stuck on a session the server expired: close the client,
 // connect again and make a new Writer for the same controller.
@@ -147,6 +155,7 @@ func (g *generation) claim() {
 		return
 	}
 	var s migrationzk.State
+	dials := g.faults.Dials()
 	rc, err := r.rec.Wrap(g.client(), 0, fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch), func() (err error) {
 		for attempt := 1; attempt <= maxAttempts; attempt++ {
 			ctx, cancel := g.claimContext()
@@ -155,12 +164,14 @@ func (g *generation) claim() {
 			if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 				break
 			}
-			r.stats.unknown.Add(1)
+			g.inDoubt()
 		}
 		return err
 	})
 	g.claimEnd, g.claimErr = rc.Return, err
-	writerCall{g: g, Record: rc}.claimed(base, value, s, err)
+	c := writerCall{g: g, Record: rc, dials: dials}
+	c.claimed(base, value, s, err)
+	c.recovered(err == nil && s.Recovered)
 	if err == nil && g.rollbackSafe && s.ZkControllerEpoch > value+1 {
 		r.stats.jumps.Add(1)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
@@ -30,6 +31,27 @@ type writerCall struct {
 	history.Record
 	// paths are the payload znodes the call writes, relative to the root.
 	paths []string
+	// dials is how many connections g's client had made when the call
+	// started.
+	dials int64
+}
+
+// recovered checks the call, which reported a write or a claim Recovered
+// when recovered is set: a copy of it was in doubt, that is its client
+// lost a connection during the call (a copy sent whose reply never came),
+// or an earlier attempt of the call ended with its outcome unknown.
+func (c writerCall) recovered(recovered bool) {
+	g := c.g
+	if !recovered || g.faults.Dials() > c.dials || g.doubtAt.Load() >= c.Call {
+		return
+	}
+	g.r.log.add(CheckRecovered, "%s reported a write or claim recovered, with no copy of it in doubt: no connection lost during the call, no earlier attempt of it in doubt", c.Desc)
+}
+
+// anyRecovered reports whether a batch that returned out, res and err
+// reported a write recovered: its checkpoint or one of its ops.
+func anyRecovered(out migrationzk.State, res []migrationzk.OpResult, err error) bool {
+	return (err == nil && out.Recovered) || slices.ContainsFunc(res, func(r migrationzk.OpResult) bool { return r.Recovered })
 }
 
 // part is the call as the record of a part of it: an op of its batch, a
@@ -49,7 +71,7 @@ func (g *generation) classify(ctx context.Context, err error) outcome {
 		// In doubt or not, a fenced call is final: the writer is retired.
 		o.fenced = true
 	case errors.Is(err, migrationzk.ErrOutcomeUnknown):
-		g.r.stats.unknown.Add(1)
+		g.inDoubt()
 		o.retry, o.err = true, err
 		o.deadline = ctx.Err() != nil
 		g.mend(err)
@@ -70,12 +92,14 @@ func (g *generation) update(ctx context.Context, s migrationzk.State, from int64
 	g.r.stats.calls.Add(1)
 	data := string(stateData(s))
 	var out migrationzk.State
+	dials := g.faults.Dials()
 	rc, err := g.r.rec.Wrap(g.client(), from, fmt.Sprintf("update by %d offset %d", g.id, s.KRaftMetadataOffset), func() (err error) {
 		out, err = g.w.Update(ctx, s)
 		return err
 	})
-	c := writerCall{g: g, Record: rc}
+	c := writerCall{g: g, Record: rc, dials: dials}
 	o := g.classify(ctx, err)
+	c.recovered(err == nil && out.Recovered)
 	conds := []history.Cond{{Slot: history.SlotMigration, Kind: history.CondVersion, Version: s.MigrationZkVersion},
 		{Slot: history.SlotEpoch, Kind: history.CondVersion, Version: s.ZkControllerEpochZkVersion}}
 	switch {
@@ -99,12 +123,14 @@ func (g *generation) apply(ctx context.Context, s migrationzk.State, ops []migra
 	g.r.stats.calls.Add(1)
 	var out migrationzk.State
 	var res []migrationzk.OpResult
+	dials := g.faults.Dials()
 	rc, err := g.r.rec.Wrap(g.client(), from, fmt.Sprintf("apply by %d offset %d (%d ops)", g.id, s.KRaftMetadataOffset, len(ops)), func() (err error) {
 		out, res, err = g.w.Apply(ctx, s, ops...)
 		return err
 	})
-	c := writerCall{g: g, Record: rc, paths: opPaths(ops)}
+	c := writerCall{g: g, Record: rc, paths: opPaths(ops), dials: dials}
 	o := g.classify(ctx, err)
+	c.recovered(anyRecovered(out, res, err))
 	c.checkpoint(s, out, o, refusedOps(res))
 	if res == nil && err == nil {
 		g.r.log.add(CheckResults, "%s: no results", rc.Desc)
@@ -132,13 +158,15 @@ func (g *generation) getOrCreate() bool {
 		ctx, cancel := context.WithTimeout(r.ctx, callTimeout)
 		var s migrationzk.State
 		var res migrationzk.GetOrCreateResult
+		dials := g.faults.Dials()
 		rc, err := r.rec.Wrap(g.client(), 0, fmt.Sprintf("GetOrCreate by %d", g.id), func() (err error) {
 			s, res, err = g.w.GetOrCreate(ctx, in)
 			return err
 		})
 		cancel()
+		c := writerCall{g: g, Record: rc, dials: dials}
 		if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
-			r.stats.unknown.Add(1)
+			g.inDoubt()
 			g.mend(err)
 			data := string(stateData(in))
 			r.h.Add(history.MigrationGroup, rc.InDoubt().Op(history.Step{Kind: history.StepMaybe,
@@ -158,7 +186,8 @@ func (g *generation) getOrCreate() bool {
 			Conds:   []history.Cond{{Slot: history.SlotMigration, Kind: history.CondAbsent}},
 			Effects: []history.Effect{{Slot: history.SlotMigration, Create: true, Data: created, Version: 0}},
 			Obs:     []history.Obs{{Slot: history.SlotMigration, Val: history.Value{Exists: true, Version: s.MigrationZkVersion, Data: data}}}}))
-		writerCall{g: g, Record: rc}.checkMigration(held)
+		c.recovered(s.Recovered)
+		c.checkMigration(held)
 		g.s, g.learned, g.since = s, rc.Return, rc.Call
 		return true
 	}
