@@ -80,7 +80,7 @@ func (d *driver) run() {
 	cur := d.ctl.newGeneration()
 	d.ctl.cur = cur
 	d.ctl.claim(cur)
-	if cur.claimErr != nil || !cur.getOrCreate() {
+	if cur.claimErr != nil || !d.createMigration(cur) {
 		return
 	}
 	d.offset = cur.s.KRaftMetadataOffset
@@ -102,6 +102,17 @@ func (d *driver) run() {
 			d.checkInvariantsSoFar()
 		}
 	}
+}
+
+// createMigration has g, the first controller, create /migration with
+// GetOrCreate, the create in doubt imitated by another party
+// (imitateCreate), and reports whether the run can go on.
+func (d *driver) createMigration(g *generation) bool {
+	c := &call{}
+	armed := imitateCreate{}.inject(d.cl, coming{g: g, wk: &work{}, s: g.initial(), call: c, wl: d.wl})
+	ok := g.getOrCreate()
+	c.over(armed)
+	return ok
 }
 
 // stopping reports whether the workload must end early: the context ended,

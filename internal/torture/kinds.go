@@ -84,6 +84,13 @@ const (
 	// its znodes deleted and created again with its bytes (czxid and
 	// version start over).
 	FaultImitate = "imitate-in-doubt"
+	// FaultImitateCreate: while the create of /migration by the run's
+	// first call, a GetOrCreate, is in doubt (its request dropped),
+	// another party creates /migration with other bytes, then sets the
+	// create's own bytes: /migration holds them at version 1, which no
+	// create makes. The Writer must read it as another's checkpoint, not
+	// report it created. Every run holds it.
+	FaultImitateCreate = "imitate-create-in-doubt"
 	// FaultIsolateLeader: the ensemble's leader cut from both followers
 	// (the links between their quorum and election ports) for a few
 	// seconds: the followers elect one of them, the old leader stops

@@ -53,7 +53,9 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // in doubt, or between a claim and its first write; a restarted controller
 // resuming its standing claim; foreign writers imitating a transaction in
 // doubt (its creates and then its /migration bytes, its partition states at
-// the next version, its znodes deleted and created again); the leader cut
+// the next version, its znodes deleted and created again), and the first
+// GetOrCreate's create of /migration in doubt while another party creates
+// it with other bytes and then sets the create's own; the leader cut
 // from the followers, and the writer's member cut into a minority of one
 // while a rival claims through the majority and the writer's controller
 // claims again on the same session, then healing. Some
@@ -132,7 +134,7 @@ var everyRun = []string{torture.FaultDropReply, torture.FaultDropRequest, tortur
 	torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
 	torture.FaultDeadlineInDoubt, torture.FaultLoser, torture.FaultResume, torture.FaultImitate,
 	torture.FaultEpochBoundary, torture.FaultForeignDelta, torture.FaultReloadInDoubt,
-	torture.FaultNotificationInDoubt}
+	torture.FaultNotificationInDoubt, torture.FaultImitateCreate}
 
 // writeReport writes r as JSON to the file $TORTURE_REPORT names, if any.
 func writeReport(t *testing.T, r *torture.Report) {

@@ -7,6 +7,7 @@ import (
 	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
+	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
 // foreignWrite writes in the way of the coming call: at once, to a znode
@@ -236,6 +237,29 @@ func (imitateInDoubt) imitate(o *others, how int, creates, sets []migrationzk.Op
 			}
 		}
 	}
+}
+
+// imitateCreate has another party imitate the coming call's create of
+// /migration, GetOrCreate's, while it is in doubt: when its request is
+// dropped (so that the create lands only with the resend, if at all), the
+// party creates /migration with other bytes, another controller's
+// checkpoint, then sets the create's own bytes, at version 1. A create
+// is ours only at version 0, whatever its bytes: the Writer must find
+// /migration another's and read it, not report it created.
+type imitateCreate struct{ always }
+
+func (imitateCreate) name() string { return FaultImitateCreate }
+
+func (imitateCreate) inject(cl *cluster, c coming) []*zktest.Armed {
+	path, ours := p("/migration"), stateData(c.s)
+	other := znode.Migration{KRaftMetadataOffset: c.s.KRaftMetadataOffset, KRaftControllerID: foreignController,
+		KRaftMetadataEpoch: c.g.epoch - 1, KRaftControllerEpoch: c.g.epoch - 1}.Encode()
+	w := zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpCreate, Path: path, Then: func() {
+		if cl.others.createIn(FaultImitateCreate, path, history.MigrationGroup, history.SlotMigration, other) {
+			cl.others.set(FaultImitateCreate, path, history.MigrationGroup, history.SlotMigration, ours)
+		}
+	}}
+	return []*zktest.Armed{cl.arm(c.g, w)}
 }
 
 // createOps returns the ops of wk that create a znode at a known path.
