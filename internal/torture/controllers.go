@@ -7,10 +7,6 @@ import (
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 
-// otherControllerBase numbers the controller ids of the losing rivals
-// that do not share the holder's id.
-const otherControllerBase = 5000
-
 // rollbackSafeShare is the share of generations whose writer claims with
 // rollback-safe epochs.
 const rollbackSafeShare = 0.5

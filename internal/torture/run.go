@@ -94,13 +94,21 @@ const (
 	// finalWriteTimeout is the time the first write after the faults gets:
 	// the writer's backoff tops out at one second, plus a reconnect.
 	finalWriteTimeout = 10 * time.Second
-	baseControllerID  = 3000
-	baseKRaftEpoch    = 5
+	// Controller ids: the controllers of the run are numbered from
+	// baseControllerID, one for each (a long run has over a thousand);
+	// the losers that do not share the holder's id from
+	// otherControllerBase, by the same count; and another party's
+	// controllers are foreignController and the one after it. The ranges
+	// never meet, so that no fault's other controller is the claimant
+	// itself.
+	baseControllerID    = 3000
+	otherControllerBase = 1_000_000
+	foreignController   = 2_000_000
+	baseKRaftEpoch      = 5
 	// maxKRaftEpochGap bounds how far apart the KRaft epochs of two
 	// generations are (KRaft elections can skip epochs): gaps above one
 	// leave /controller_epoch behind, so rollback-safe claims jump.
-	maxKRaftEpochGap  = 6
-	foreignController = 4000
+	maxKRaftEpochGap = 6
 )
 
 // Run starts an ensemble, runs the workload with faults and returns the
