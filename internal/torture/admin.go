@@ -2,16 +2,16 @@ package torture
 
 import (
 	"errors"
-	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/kraftmigration/zkwriter/internal/must"
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
+	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -22,41 +22,36 @@ import (
 // answers it at once while it may not have applied the last commit.)
 const barrierPath = "/torture-barrier"
 
-// adminGet reads znodes through the admin session after a write barrier,
-// retrying over lost connections. A missing znode reads as nil data and a
-// nil Stat. It returns the time the barrier was sent.
-func (d *driver) adminGet(paths ...string) (int64, [][]byte, []*zk.Stat, error) {
+// admin is the run's own session, beside the writers under test: it
+// reads what ZooKeeper holds after a write barrier, recording each read
+// in the history, and it writes for the other parties (others).
+type admin struct {
+	conn *zk.Conn
+	h    *history.History
+	log  *anomalies
+}
+
+// p returns the full path of path under the cluster's root.
+func p(path string) string { return root + path }
+
+// get reads znodes after a write barrier, retrying over lost connections.
+// A missing znode reads as nil data and a nil Stat. It returns the time
+// the barrier was sent.
+func (a *admin) get(paths ...string) (int64, [][]byte, []*zk.Stat, error) {
 	var lastErr error
 	for i := 0; i < 500; i++ {
 		if i > 0 {
 			time.Sleep(10 * time.Millisecond)
 		}
-		call := d.h.now()
-		if _, err := d.admin.Set(barrierPath, nil, -1); err != nil {
+		call := a.h.Now()
+		if _, err := a.conn.Set(barrierPath, nil, -1); err != nil {
 			lastErr = err
 			if !zkerr.Retryable(err) {
 				break
 			}
 			continue
 		}
-		// The reads go out together, pipelined on the one connection.
-		datas := make([][]byte, len(paths))
-		stats := make([]*zk.Stat, len(paths))
-		errs := make([]error, len(paths))
-		var wg sync.WaitGroup
-		for j, p := range paths {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				data, st, err := d.admin.Get(p)
-				if err == nil {
-					datas[j], stats[j] = data, st
-				} else if !errors.Is(err, zk.ErrNoNode) {
-					errs[j] = err
-				}
-			}()
-		}
-		wg.Wait()
+		datas, stats, errs := a.getAll(paths)
 		if err := errors.Join(errs...); err != nil {
 			lastErr = err
 			if !retryableAll(errs) {
@@ -66,8 +61,31 @@ func (d *driver) adminGet(paths ...string) (int64, [][]byte, []*zk.Stat, error) 
 		}
 		return call, datas, stats, nil
 	}
-	d.anomaly(CheckHarness, "harness: admin read of %v failed: %v", paths, lastErr)
+	a.log.add(CheckHarness, "harness: admin read of %v failed: %v", paths, lastErr)
 	return 0, nil, nil, lastErr
+}
+
+// getAll reads paths, the requests going out together, pipelined on the
+// one connection.
+func (a *admin) getAll(paths []string) ([][]byte, []*zk.Stat, []error) {
+	datas := make([][]byte, len(paths))
+	stats := make([]*zk.Stat, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	for j, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			data, st, err := a.conn.Get(p)
+			if err == nil {
+				datas[j], stats[j] = data, st
+			} else if !errors.Is(err, zk.ErrNoNode) {
+				errs[j] = err
+			}
+		}()
+	}
+	wg.Wait()
+	return datas, stats, errs
 }
 
 // retryableAll reports whether every error in errs (nil ones aside) is one
@@ -81,125 +99,156 @@ func retryableAll(errs []error) bool {
 	return true
 }
 
-// adminRead reads path through the admin session and records the read in
-// group at slot.
-func (d *driver) adminRead(path string, slot int, group string) (value, bool) {
-	vs, ok := d.adminReads([]string{path}, []int{slot}, []string{group})
+// read reads path and records the read in group at slot.
+func (a *admin) read(path string, slot int, group string) (history.Value, bool) {
+	vs, ok := a.reads([]string{path}, []int{slot}, []string{group})
 	if !ok {
-		return value{}, false
+		return history.Value{}, false
 	}
 	return vs[0], true
 }
 
-// adminReads reads paths after one barrier and records each read.
-func (d *driver) adminReads(paths []string, slotsOf []int, groups []string) ([]value, bool) {
-	call, datas, stats, err := d.adminGet(paths...)
-	ret := d.h.now()
+// reads reads paths after one barrier and records each read, of the
+// path at the slot of the group of the same index.
+func (a *admin) reads(paths []string, slots []int, groups []string) ([]history.Value, bool) {
+	call, datas, stats, err := a.get(paths...)
+	ret := a.h.Now()
 	if err != nil {
 		return nil, false
 	}
-	vs := make([]value, len(paths))
+	vs := make([]history.Value, len(paths))
 	for i := range paths {
 		if stats[i] != nil {
-			vs[i] = value{Exists: true, Version: stats[i].Version, Data: string(datas[i])}
+			vs[i] = history.Value{Exists: true, Version: stats[i].Version, Data: string(datas[i])}
 		}
-		d.h.add(groups[i], op{Client: 0, Call: call, Return: ret, Step: step{Kind: stepRead,
-			Obs: []obs{{Slot: slotsOf[i], Val: vs[i]}}, Desc: "admin read " + paths[i]}})
+		a.h.Add(groups[i], history.Op{Client: 0, Call: call, Return: ret, Step: history.Step{Kind: history.StepRead,
+			Obs: []history.Obs{{Slot: slots[i], Val: vs[i]}}, Desc: "admin read " + paths[i]}})
 	}
 	return vs, true
 }
 
-// checkMigration reads /migration and /controller_epoch right after call
-// rc returned s, and compares.
-func (d *driver) checkMigration(g *generation, s migrationzk.State, rc record) {
-	vs, ok := d.adminReads([]string{d.p("/migration"), d.p("/controller_epoch")}, []int{slotMigration, slotEpoch}, []string{migrationGroup, migrationGroup})
-	if !ok {
-		return
-	}
-	v := vs[0]
-	if d.h.foreignDuring(d.p("/migration"), rc.Call, rc.Return) {
-		return // a foreign write during the call may have moved it since
-	}
-	want := string(stateData(s))
-	switch {
-	case !v.Exists || v.Data != want:
-		d.anomaly(CheckLostWrite, "lost write: controller %d was told /migration holds %s at version %d; ZooKeeper holds %v", g.id, want, s.MigrationZkVersion, v)
-	case v.Version != s.MigrationZkVersion:
-		d.anomaly(CheckVersion, "version mismatch: controller %d was told /migration is at version %d; ZooKeeper holds %v", g.id, s.MigrationZkVersion, v)
-	}
+// migration reads /migration, recorded.
+func (a *admin) migration() (history.Value, bool) {
+	return a.read(p("/migration"), history.SlotMigration, history.MigrationGroup)
 }
 
-// payloadCheck is what a call said a payload znode holds: data at
-// version, or nothing once deleted.
-type payloadCheck struct {
-	path    string
-	data    []byte
-	version int32
-	desc    string
-	deleted bool
+// epoch reads /controller_epoch, recorded: its version and value.
+func (a *admin) epoch() (version, value int32, ok bool) {
+	cur, ok := a.read(p("/controller_epoch"), history.SlotEpoch, history.MigrationGroup)
+	if !ok || !cur.Exists {
+		return 0, 0, false
+	}
+	value, err := znode.DecodeControllerEpoch([]byte(cur.Data))
+	return cur.Version, value, err == nil
 }
 
-// checkPayloads reads payload znodes right after call rc said they hold
-// the given data at the given versions.
-func (d *driver) checkPayloads(checks []payloadCheck, rc record) {
-	if len(checks) == 0 {
-		return
+// controller reads /controller: nil data when it is absent; ok is false
+// when the read failed.
+func (a *admin) controller() (data []byte, ok bool) {
+	_, datas, _, err := a.get(p("/controller"))
+	if err != nil {
+		return nil, false
 	}
-	paths := make([]string, len(checks))
-	slotsOf := make([]int, len(checks))
-	for i, c := range checks {
-		paths[i] = c.path
-	}
-	vs, ok := d.adminReads(paths, slotsOf, paths)
+	return datas[0], true
+}
+
+// names reports whether /controller names KRaft controller id with
+// KRaft epoch epoch.
+func (a *admin) names(id, epoch int32) bool {
+	data, ok := a.controller()
 	if !ok {
-		return
+		return false
 	}
-	for i, c := range checks {
-		v := vs[i]
-		if d.h.foreignDuring(c.path, rc.Call, rc.Return) {
+	c, err := znode.DecodeController(data)
+	return err == nil && c.BrokerID == id && c.KRaftControllerEpoch == epoch
+}
+
+// walk returns the full paths of top and every znode below it, listing
+// the children of a level's znodes together, pipelined.
+func (a *admin) walk(top string) ([]string, error) {
+	tree := []string{top}
+	level := []string{top}
+	for len(level) > 0 {
+		next := make([][]string, len(level))
+		errs := make([]error, len(level))
+		var wg sync.WaitGroup
+		for i, p := range level {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				next[i], errs[i] = a.children(p)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+		level = level[:0:0]
+		for _, kids := range next {
+			level = append(level, kids...)
+		}
+		tree = append(tree, level...)
+	}
+	return tree, nil
+}
+
+// children lists the full paths of p's children, retrying over lost
+// connections; a znode deleted meanwhile has none.
+func (a *admin) children(p string) ([]string, error) {
+	var err error
+	for i := 0; i < 100; i++ {
+		var names []string
+		names, _, err = a.conn.Children(p)
+		switch {
+		case err == nil:
+			return childPaths(p, names), nil
+		case errors.Is(err, zk.ErrNoNode):
+			return nil, nil
+		case zkerr.Retryable(err):
+			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		switch {
-		case c.deleted && v.Exists:
-			d.anomaly(CheckLostWrite, "lost delete: %s: ZooKeeper holds %v", c.desc, v)
-		case c.deleted:
-		case !v.Exists || v.Data != string(c.data):
-			d.anomaly(CheckLostWrite, "lost write: %s: ZooKeeper holds %v", c.desc, v)
-		case v.Version != c.version:
-			d.anomaly(CheckVersion, "version mismatch: %s reported version %d; ZooKeeper holds %v", c.desc, c.version, v)
-		}
+		return nil, err
 	}
+	return nil, err
 }
 
-// readFinalState reads through the admin session what ZooKeeper holds at
-// the end: /migration, /controller_epoch, and every payload znode the
-// workload or a foreign write touched, two hundred to a barrier.
-func (d *driver) readFinalState() {
-	d.adminRead(d.p("/migration"), slotMigration, migrationGroup)
-	d.adminRead(d.p("/controller_epoch"), slotEpoch, migrationGroup)
-	paths := d.touchedPayloads()
-	for len(paths) > 0 {
-		batch := paths[:min(len(paths), 200)]
-		paths = paths[len(batch):]
-		d.adminReads(batch, make([]int, len(batch)), batch)
+// childPaths returns the paths of parent's children named in names.
+func childPaths(parent string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = parent + "/" + n
 	}
+	return out
 }
 
-// touchedPayloads returns, sorted and each once, the full paths of the
-// payload znodes the driver wrote or learned of, and of those a foreign
-// write touched.
-func (d *driver) touchedPayloads() []string {
-	paths := make([]string, 0, len(d.payloads))
-	for p := range d.payloads {
-		paths = append(paths, d.p(p))
-	}
-	d.h.mu.Lock()
-	for p := range d.h.foreign {
-		if strings.HasPrefix(p, root+znode.TopicsPath) {
-			paths = append(paths, p)
+// notifications counts the change notifications ZooKeeper holds, by
+// content.
+func (a *admin) notifications() (map[string]int, bool) {
+	held := map[string]int{}
+	for _, parent := range notificationRoots {
+		names, _, err := a.conn.Children(p(parent))
+		if err != nil {
+			continue // none were written there
+		}
+		paths := childPaths(p(parent), names)
+		for len(paths) > 0 {
+			part := paths[:min(len(paths), 200)]
+			paths = paths[len(part):]
+			_, datas, _, err := a.get(part...)
+			if err != nil {
+				return nil, false
+			}
+			for _, data := range datas {
+				held[string(data)]++
+			}
 		}
 	}
-	d.h.mu.Unlock()
-	sort.Strings(paths)
-	return slices.Compact(paths)
+	return held, true
+}
+
+// client returns a dual-write Client of the admin session, which reads
+// the image ZooKeeper holds.
+func (a *admin) client() *dualwrite.Client {
+	return must.Get(dualwrite.New(must.Get(migrationzk.New(a.conn, migrationzk.WithRoot(root)))))
 }

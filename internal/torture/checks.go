@@ -1,36 +1,40 @@
 package torture
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
+)
 
 // The checks an anomaly can come from, as named in Anomaly.Check.
 const (
 	// CheckLinearizable: the history of /migration and /controller_epoch,
 	// or of a payload znode, has no linearization: what the writer
 	// reported cannot be what ZooKeeper did.
-	CheckLinearizable = "linearizable"
+	CheckLinearizable = history.CheckLinearizable
 	// CheckLostWrite: ZooKeeper does not hold what a call said it wrote.
 	CheckLostWrite = "lost-write"
 	// CheckVersion: a call reported another version than ZooKeeper holds.
 	CheckVersion = "version"
 	// CheckFalseConflict: a conflict reported with no other writer in the
 	// way: a conflict reported for the writer's own write.
-	CheckFalseConflict = "false-conflict"
+	CheckFalseConflict = history.CheckFalseConflict
 	// CheckMissedConflict: a success although another writer's write
 	// landed in the way, or two writes that produced the same version.
-	CheckMissedConflict = "missed-conflict"
+	CheckMissedConflict = history.CheckMissedConflict
 	// CheckFenceAdopted: a writer holds a fence ZooKeeper does not hold for
 	// it: a claim that reported a /controller_epoch version another party
 	// produced, or a call that succeeded although its tenure ended before
 	// its acknowledgement arrived.
-	CheckFenceAdopted = "fence-adopted"
+	CheckFenceAdopted = history.CheckFenceAdopted
 	// CheckAfterTenure: a write accepted from a writer after its tenure
 	// ended (ZooKeeper was known to have seen a later claim before the
 	// call).
-	CheckAfterTenure = "write-after-tenure"
+	CheckAfterTenure = history.CheckAfterTenure
 	// CheckTenure: a /controller_epoch version held by two identities, or
 	// by one after another party produced it, or a claim resumed after
 	// the tenure it resumes ended.
-	CheckTenure = "tenure"
+	CheckTenure = history.CheckTenure
 	// CheckRetired: a fenced writer not retired, or not silent, or its
 	// dual-write Client still remembering something.
 	CheckRetired = "retired"
@@ -39,7 +43,7 @@ const (
 	// CheckRollbackSafe: a claim with rollback-safe epochs that left
 	// /controller_epoch below the claimant's KRaft epoch, or reported an
 	// epoch ZooKeeper does not hold.
-	CheckRollbackSafe = "rollback-safe"
+	CheckRollbackSafe = history.CheckRollbackSafe
 	// CheckInvented: a znode exists that neither the workload asked for
 	// nor another party wrote.
 	CheckInvented = "invented"
@@ -74,6 +78,11 @@ const (
 	// ended without ErrOutcomeUnknown although its context ended before
 	// the reread could settle it (deadline-in-doubt, reload-in-doubt).
 	CheckUnknownOutcome = "unknown-outcome"
+	// CheckRecovered: a call reported a write or a claim Recovered (its
+	// acknowledgement lost, the write found landed) although no copy of
+	// it was in doubt: its client lost no connection during the call, and
+	// no earlier attempt of it ended with its outcome unknown.
+	CheckRecovered = "recovered"
 	// CheckHarness: the suite itself failed (a read, a kill, a restart).
 	CheckHarness = "harness"
 )

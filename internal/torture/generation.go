@@ -11,14 +11,20 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/internal/must"
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
-// generation is one KRaft controller: a writer with its own connection.
+// generation is one KRaft controller: a Writer with its own connection,
+// and its dual-write Client, as the run records them. Each of its calls
+// stamps its own times and appends its own operations to the history
+// (writer.go, dualwrite.go), and is checked against what ZooKeeper holds
+// right after.
 type generation struct {
+	r     *recording
 	n     int // 0 for the first; client n+1 in the history
 	id    int32
 	epoch int32
@@ -45,7 +51,7 @@ type generation struct {
 	// mem models what dw may rest on; dwCalls are the calls of g's
 	// dual-write Clients, any Writer's (guarded by mu).
 	mem     *memoryModel
-	dwCalls []span
+	dwCalls []history.Span
 	s       migrationzk.State
 	// learned is when the call that returned s returned; since when it
 	// started.
@@ -64,9 +70,11 @@ type generation struct {
 	loser      bool
 	afterClaim []func()
 	// why says what a loser's claim had to lose to, for a report.
-	why    string
-	mu     sync.Mutex
-	cancel context.CancelFunc
+	why string
+	// doubtAt is when a call of g last ended with its outcome unknown.
+	doubtAt atomic.Int64
+	mu      sync.Mutex
+	cancel  context.CancelFunc
 }
 
 // cancelClaim ends g's claim call in flight, if any.
@@ -79,8 +87,8 @@ func (g *generation) cancelClaim() {
 }
 
 // claimContext returns the context of one claim call of g.
-func (d *driver) claimContext(g *generation) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(d.ctx, callTimeout)
+func (g *generation) claimContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(g.r.ctx, callTimeout)
 	g.mu.Lock()
 	g.cancel = cancel
 	g.mu.Unlock()
@@ -95,47 +103,6 @@ func (g *generation) initial() migrationzk.State {
 	s := migrationzk.InitialState()
 	s.KRaftControllerID, s.KRaftControllerEpoch = g.id, g.epoch
 	return s
-}
-
-// rollbackSafeShare is the share of generations whose writer claims with
-// rollback-safe epochs.
-const rollbackSafeShare = 0.5
-
-// newGeneration connects a new KRaft controller, each one with a higher
-// epoch than the last, whose writer claims with rollback-safe epochs or
-// not, a seeded choice.
-func (d *driver) newGeneration() *generation {
-	return d.spawn(d.rng.Float64() < rollbackSafeShare)
-}
-
-// spawn connects a new KRaft controller with a KRaft epoch 1 to
-// maxKRaftEpochGap above the last one's, its writer claiming with
-// rollback-safe epochs when rollbackSafe.
-func (d *driver) spawn(rollbackSafe bool) *generation {
-	epoch := int32(baseKRaftEpoch)
-	if len(d.gens) > 0 {
-		highest := int32(0)
-		for _, g := range d.gens {
-			highest = max(highest, g.epoch)
-		}
-		epoch = highest + 1 + int32(d.rng.Intn(maxKRaftEpochGap))
-	}
-	return d.spawnAs(baseControllerID+int32(len(d.gens)), epoch, rollbackSafe)
-}
-
-// spawnAs connects a new KRaft controller with id and KRaft epoch, its
-// writer claiming with rollback-safe epochs when rollbackSafe.
-func (d *driver) spawnAs(id, epoch int32, rollbackSafe bool) *generation {
-	n := len(d.gens)
-	g := &generation{n: n, id: id, epoch: epoch, rollbackSafe: rollbackSafe,
-		faults: zktest.NewFaultDialer(d.t), claimed: make(chan struct{})}
-	servers := append([]string(nil), d.e.Servers...)
-	d.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
-	g.conn = zktest.Connect(d.t, servers, g.faults.Option())
-	g.log = newRing(20)
-	g.w = g.newWriter()
-	d.gens = append(d.gens, g)
-	return g
 }
 
 // newWriter returns a writer for g on g's connection.
@@ -157,131 +124,110 @@ func (g *generation) claimedEpoch(value int32) int32 {
 	return value + 1
 }
 
+// inDoubt counts a call of g that ended with its outcome unknown.
+func (g *generation) inDoubt() {
+	g.r.stats.unknown.Add(1)
+	g.doubtAt.Store(g.r.h.Now())
+}
+
 // mend does what the documentation of ErrStaleSession asks of a caller
 // whose client is stuck on a session the server expired: close the client,
 // connect again and make a new Writer for the same controller.
-func (d *driver) mend(g *generation, err error) {
+func (g *generation) mend(err error) {
 	if !errors.Is(err, migrationzk.ErrStaleSession) {
 		return
 	}
-	d.reconnects++
+	g.r.stats.reconnects.Add(1)
 	g.lostAcks += g.w.Stats().LostAcks
 	g.conn.Close()
-	g.conn = zktest.Connect(d.t, d.e.Servers, g.faults.Option())
+	g.conn = zktest.Connect(g.r.t, g.r.e.Servers, g.faults.Option())
 	g.w = g.newWriter()
 }
 
-// claim runs g's leadership claim, again with the same arguments while its
-// outcome is unknown, records it and judges it.
-func (d *driver) claim(g *generation) {
+// claim runs g's leadership claim, again with the same arguments while
+// its outcome is unknown, records it and judges it.
+func (g *generation) claim() {
 	defer close(g.claimed)
-	base, value, ok := d.readEpoch()
+	r := g.r
+	base, value, ok := r.admin.epoch()
 	if !ok {
 		g.claimErr = errors.New("torture: /controller_epoch unreadable before the claim")
 		return
 	}
 	var s migrationzk.State
-	rc, err := d.rec.wrap(g.client(), 0, fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch), func() (err error) {
+	dials := g.faults.Dials()
+	rc, err := r.rec.Wrap(g.client(), 0, fmt.Sprintf("claim by %d epoch %d", g.id, g.epoch), func() (err error) {
 		for attempt := 1; attempt <= maxAttempts; attempt++ {
-			ctx, cancel := d.claimContext(g)
+			ctx, cancel := g.claimContext()
 			s, err = g.w.ClaimLeadership(ctx, g.initial())
 			cancel()
 			if !errors.Is(err, migrationzk.ErrOutcomeUnknown) {
 				break
 			}
-			d.unknown.Add(1)
+			g.inDoubt()
 		}
 		return err
 	})
 	g.claimEnd, g.claimErr = rc.Return, err
-	d.recordClaim(g, base, value, s, err, rc)
+	c := writerCall{g: g, Record: rc, dials: dials}
+	c.claimed(base, value, s, err)
+	c.recovered(err == nil && s.Recovered)
 	if err == nil && g.rollbackSafe && s.ZkControllerEpoch > value+1 {
-		d.jumps.Add(1)
+		r.stats.jumps.Add(1)
 	}
 	if err == nil && s.ZkControllerEpochZkVersion > base && s.ZkControllerEpoch <= value {
-		d.anomaly(CheckClaim, "claim by %d epoch %d left /controller_epoch at %d, not above the %d it found", g.id, g.epoch, s.ZkControllerEpoch, value)
+		r.log.add(CheckClaim, "claim by %d epoch %d left /controller_epoch at %d, not above the %d it found", g.id, g.epoch, s.ZkControllerEpoch, value)
 	}
-	d.judgeClaim(g, s, err)
+	g.judgeClaim(s, err)
 	for _, f := range g.afterClaim {
 		f()
 	}
 }
 
-// readEpoch reads /controller_epoch through the admin session: its version
-// and value.
-func (d *driver) readEpoch() (int32, int32, bool) {
-	cur, ok := d.adminRead(d.p("/controller_epoch"), slotEpoch, migrationGroup)
-	if !ok || !cur.Exists {
-		return 0, 0, false
-	}
-	value, err := znode.DecodeControllerEpoch([]byte(cur.Data))
-	return cur.Version, value, err == nil
-}
-
-// recordClaim records g's claim, which found /controller_epoch holding
-// read at version base: its first copy may have raised it from there (to
-// value+1, or with rollback-safe epochs to at least g's KRaft epoch), and
-// the claim, when it succeeded, raised it to what s says.
-func (d *driver) recordClaim(g *generation, base, read int32, s migrationzk.State, err error, rc record) {
-	first := rc
-	if errors.Is(err, migrationzk.ErrOutcomeUnknown) {
-		first = rc.inDoubt()
-	}
-	d.h.add(migrationGroup, first.op(step{Kind: stepMaybe,
-		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: base}},
-		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(g.claimedEpoch(read))), Version: -1}},
-		Desc:    rc.desc + " from its first read (" + short(err) + ")"}))
-	if err != nil {
-		return
-	}
-	d.h.addClaim(claimRecord{Client: g.client(), Who: identity{ID: g.id, Epoch: g.epoch}, RollbackSafe: g.rollbackSafe,
-		Version: s.ZkControllerEpochZkVersion, Value: s.ZkControllerEpoch, At: rc.span})
-	if s.ZkControllerEpochZkVersion <= base {
-		// A standing claim resumed: nothing written, /controller_epoch
-		// seen as it was.
-		d.h.add(migrationGroup, rc.op(step{Kind: stepRead, Obs: []obs{{Slot: slotEpoch,
-			Val: value{Exists: true, Version: s.ZkControllerEpochZkVersion, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch))}}},
-			Desc: rc.desc + " resumed"}))
-		return
-	}
-	d.h.add(migrationGroup, rc.op(step{Kind: stepWrite,
-		Conds:   []cond{{Slot: slotEpoch, Kind: condVersion, Version: s.ZkControllerEpochZkVersion - 1}},
-		Effects: []effect{{Slot: slotEpoch, Data: string(znode.EncodeControllerEpoch(s.ZkControllerEpoch)), Version: s.ZkControllerEpochZkVersion}}}))
-	d.h.addSuccess(rc.success(d.p("/controller_epoch"), s.ZkControllerEpochZkVersion, -1))
-}
-
 // judgeClaim checks the outcome of g's claim against what its faults
 // allow: refused with ErrFenced when a fault made it so, else claimed.
-func (d *driver) judgeClaim(g *generation, s migrationzk.State, err error) {
-	if d.judgeLoser(g, s, err) {
+func (g *generation) judgeClaim(s migrationzk.State, err error) {
+	if g.judgeLoser(s, err) {
 		return
 	}
 	switch {
 	case err == nil && g.mustBeRefused.Load():
-		d.anomaly(CheckFenceAdopted, "claim by %d epoch %d succeeded (/controller_epoch %d at version %d) although another party took /controller_epoch or /controller first",
+		g.r.log.add(CheckFenceAdopted, "claim by %d epoch %d succeeded (/controller_epoch %d at version %d) although another party took /controller_epoch or /controller first",
 			g.id, g.epoch, s.ZkControllerEpoch, s.ZkControllerEpochZkVersion)
 	case err == nil:
 		g.s = s
-		d.checkController(g)
-		d.checkRollbackSafe(g, s)
+		g.checkController()
+		g.checkRollbackSafe(s)
 	case g.mustBeRefused.Load() && errors.Is(err, migrationzk.ErrFenced):
 	default:
-		d.anomaly(CheckClaim, "controller %d epoch %d: ClaimLeadership: %v", g.id, g.epoch, err)
+		g.r.log.add(CheckClaim, "controller %d epoch %d: ClaimLeadership: %v", g.id, g.epoch, err)
 	}
+}
+
+// judgeLoser checks the claim of a controller that had to lose: refused
+// with ErrFenced. It reports whether g is a loser.
+func (g *generation) judgeLoser(s migrationzk.State, err error) bool {
+	if !g.loser {
+		return false
+	}
+	if !errors.Is(err, migrationzk.ErrFenced) {
+		g.r.log.add(CheckClaim, "controller %d epoch %d had to lose to %s: %v (/controller_epoch %d at version %d)",
+			g.id, g.epoch, g.why, err, s.ZkControllerEpoch, s.ZkControllerEpochZkVersion)
+	}
+	return true
 }
 
 // checkController reads /controller after g's claim returned: it must name
 // g, unless a newer controller already claimed (rivals claim one at a
 // time, so none can).
-func (d *driver) checkController(g *generation) {
-	_, datas, _, err := d.adminGet(d.p("/controller"))
-	if err != nil {
+func (g *generation) checkController() {
+	data, ok := g.r.admin.controller()
+	if !ok {
 		return
 	}
-	data := datas[0]
-	c, derr := znode.DecodeController(data)
-	if derr != nil || c.BrokerID != g.id || c.KRaftControllerEpoch != g.epoch {
-		d.anomaly(CheckClaim, "after claim by %d epoch %d, /controller holds %s (%v)", g.id, g.epoch, data, derr)
+	c, err := znode.DecodeController(data)
+	if err != nil || c.BrokerID != g.id || c.KRaftControllerEpoch != g.epoch {
+		g.r.log.add(CheckClaim, "after claim by %d epoch %d, /controller holds %s (%v)", g.id, g.epoch, data, err)
 	}
 }
 
@@ -289,77 +235,40 @@ func (d *driver) checkController(g *generation) {
 // epoch it reports and the one ZooKeeper holds now (only raised since:
 // rivals claim one at a time, and others only raise it) are at least g's
 // KRaft epoch, so no partition state g stamps is above /controller_epoch.
-func (d *driver) checkRollbackSafe(g *generation, s migrationzk.State) {
+func (g *generation) checkRollbackSafe(s migrationzk.State) {
 	if !g.rollbackSafe {
 		return
 	}
-	_, value, ok := d.readEpoch()
+	_, value, ok := g.r.admin.epoch()
 	if !ok {
 		return
 	}
 	if s.ZkControllerEpoch < g.epoch || value < g.epoch {
-		d.anomaly(CheckRollbackSafe, "claim by %d epoch %d with rollback-safe epochs reported /controller_epoch %d; ZooKeeper holds %d",
+		g.r.log.add(CheckRollbackSafe, "claim by %d epoch %d with rollback-safe epochs reported /controller_epoch %d; ZooKeeper holds %d",
 			g.id, g.epoch, s.ZkControllerEpoch, value)
 	}
 }
 
-// rollbackSafeWriters counts the generations whose writer claims with
-// rollback-safe epochs.
-func (d *driver) rollbackSafeWriters() int {
-	n := 0
-	for _, g := range d.gens {
-		if g.rollbackSafe {
-			n++
-		}
-	}
-	return n
-}
-
-// takeOver handles a fenced writer: it must be retired and silent, and the
-// rival that fenced it takes over the workload.
-func (d *driver) takeOver(old *generation, s migrationzk.State) bool {
-	rival := d.rival
-	if rival == nil {
-		d.anomaly(CheckHarness, "controller %d fenced with no rival", old.id)
-		return false
-	}
-	<-rival.claimed
-	for rival.claimErr != nil {
-		if !rival.mustBeRefused.Load() {
-			return false // judged already
-		}
-		// Refused as it had to be: another controller takes over.
-		rival = d.newGeneration()
-		d.calls.Add(1)
-		d.claim(rival)
-	}
-	d.loserAfterClaim(rival)
-	d.fenced++
-	d.checkFenced(old, s)
-	d.checkForgotten(old)
-	old.conn.Close()
-	d.rival = nil
-	d.cur = rival
-	return d.getOrCreate(rival)
-}
-
-// checkFenced checks old, fenced: its calls with s must fail with
-// ErrRetired without sending anything. (That none of its writes was
-// accepted after its tenure ended is checked over the whole history.)
-func (d *driver) checkFenced(old *generation, s migrationzk.State) {
-	before := old.faults.Requests()
-	ctx, cancel := context.WithTimeout(d.ctx, callTimeout)
+// checkRetired checks g, fenced: its calls with s must fail with
+// ErrRetired without sending anything, and its dual-write Client must
+// remember nothing. (That none of its writes was accepted after its
+// tenure ended is checked over the whole history.)
+func (g *generation) checkRetired(s migrationzk.State) {
+	log := g.r.log
+	before := g.faults.Requests()
+	ctx, cancel := context.WithTimeout(g.r.ctx, callTimeout)
 	defer cancel()
-	if _, err := old.w.Update(ctx, s); !errors.Is(err, migrationzk.ErrRetired) {
-		d.anomaly(CheckRetired, "controller %d: Update after being fenced: %v, want ErrRetired", old.id, err)
+	if _, err := g.w.Update(ctx, s); !errors.Is(err, migrationzk.ErrRetired) {
+		log.add(CheckRetired, "controller %d: Update after being fenced: %v, want ErrRetired", g.id, err)
 	}
-	if _, _, err := old.w.Apply(ctx, s, migrationzk.Create("/brokers/topics/after-fence", nil)); !errors.Is(err, migrationzk.ErrRetired) {
-		d.anomaly(CheckRetired, "controller %d: Apply after being fenced: %v, want ErrRetired", old.id, err)
+	if _, _, err := g.w.Apply(ctx, s, migrationzk.Create("/brokers/topics/after-fence", nil)); !errors.Is(err, migrationzk.ErrRetired) {
+		log.add(CheckRetired, "controller %d: Apply after being fenced: %v, want ErrRetired", g.id, err)
 	}
-	if retired, _ := old.w.Retired(); !retired {
-		d.anomaly(CheckRetired, "controller %d: fenced but not retired", old.id)
+	if retired, _ := g.w.Retired(); !retired {
+		log.add(CheckRetired, "controller %d: fenced but not retired", g.id)
 	}
-	if after := old.faults.Requests(); after != before {
-		d.anomaly(CheckRetired, "controller %d: sent %d requests after being fenced", old.id, after-before)
+	if after := g.faults.Requests(); after != before {
+		log.add(CheckRetired, "controller %d: sent %d requests after being fenced", g.id, after-before)
 	}
+	g.checkForgotten()
 }

@@ -1,16 +1,10 @@
 package torture
 
 import (
-	"errors"
 	"path"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/go-zookeeper/zk"
-
-	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
 
@@ -86,74 +80,4 @@ func isNotification(full string) bool {
 		}
 	}
 	return false
-}
-
-// checkNothingInvented walks the tree under the root and reports every
-// znode that neither the workload asked for nor a foreign writer wrote.
-func (d *driver) checkNothingInvented() {
-	tree, err := d.walk(root)
-	if err != nil {
-		d.anomaly(CheckHarness, "harness: walk the tree: %v", err)
-		return
-	}
-	d.h.mu.Lock()
-	foreign := map[string]bool{}
-	for p := range d.h.foreign {
-		foreign[p] = true
-	}
-	d.h.mu.Unlock()
-	for _, p := range inventedZnodes(tree, d.asked, foreign) {
-		d.anomaly(CheckInvented, "%s exists, and neither the workload nor another party wrote it", p)
-	}
-}
-
-// walk returns the full paths of top and every znode below it, listing
-// the children of a level's znodes together, pipelined on the admin
-// session.
-func (d *driver) walk(top string) ([]string, error) {
-	tree := []string{top}
-	level := []string{top}
-	for len(level) > 0 {
-		next := make([][]string, len(level))
-		errs := make([]error, len(level))
-		var wg sync.WaitGroup
-		for i, p := range level {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				next[i], errs[i] = d.children(p)
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return nil, err
-		}
-		level = level[:0:0]
-		for _, kids := range next {
-			level = append(level, kids...)
-		}
-		tree = append(tree, level...)
-	}
-	return tree, nil
-}
-
-// children lists the full paths of p's children, retrying over lost
-// connections; a znode deleted meanwhile has none.
-func (d *driver) children(p string) ([]string, error) {
-	var err error
-	for i := 0; i < 100; i++ {
-		var names []string
-		names, _, err = d.admin.Children(p)
-		switch {
-		case err == nil:
-			return childPaths(p, names), nil
-		case errors.Is(err, zk.ErrNoNode):
-			return nil, nil
-		case zkerr.Retryable(err):
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		return nil, err
-	}
-	return nil, err
 }

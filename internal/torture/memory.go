@@ -3,13 +3,14 @@ package torture
 import (
 	"errors"
 	"fmt"
-	"strings"
+	"sync"
 
+	"github.com/kraftmigration/zkwriter/internal/torture/history"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 )
 
-// memoryModel is what the driver knows of what a generation's
+// memoryModel is what the run knows of what a generation's
 // remembering dual-write Client may rest on: for each path, since when
 // the Client's knowledge of it reflects every write acknowledged before.
 // That moment is the start of the last call that read the path, wrote it
@@ -37,31 +38,32 @@ type refusal struct {
 	desc      string
 }
 
-// withDualWrite makes f a call of g's remembering Client, recorded as
-// d.rec.wrap does (as if called at from), a Sync when syncing: the
-// memory model notes when it started, and g notes the call as the
-// Client's own.
-func (d *driver) withDualWrite(g *generation, from int64, desc string, syncing bool, f func(*dualwrite.Client) error) (record, error) {
-	c := d.dualWrite(g)
-	rc, err := d.rec.wrap(g.client(), from, desc, func() error {
-		g.mu.Lock()
-		g.mem.start, g.mem.syncing = d.h.now(), syncing
-		g.mu.Unlock()
-		return f(c)
-	})
-	g.mu.Lock()
-	g.dwCalls = append(g.dwCalls, rc.span)
-	if syncing {
-		g.readAllAt = rc.Return
-	}
-	g.mu.Unlock()
-	return rc, err
+// refusals are the transactions planned from what a dual-write Client
+// remembered that ZooKeeper refused, judged once the history is complete
+// (the driver's checkStaleMemory).
+type refusals struct {
+	mu   sync.Mutex
+	list []refusal
+}
+
+// add records r.
+func (rs *refusals) add(r refusal) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.list = append(rs.list, r)
+}
+
+// all returns the refusals recorded.
+func (rs *refusals) all() []refusal {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return append([]refusal(nil), rs.list...)
 }
 
 // noteMemory updates g's memory model with what e reports, and records
 // the refusal of a transaction planned from what the Client remembered.
 // g.mu must be held.
-func (d *driver) noteMemory(g *generation, e dualwrite.TraceEvent) {
+func (g *generation) noteMemory(e dualwrite.TraceEvent) {
 	m := g.mem
 	switch e.Kind {
 	case dualwrite.TraceReadWave:
@@ -82,20 +84,13 @@ func (d *driver) noteMemory(g *generation, e dualwrite.TraceEvent) {
 		var oe *migrationzk.OpError
 		if e.Remembered && errors.As(e.Err, &oe) && !errors.Is(e.Err, migrationzk.ErrOutcomeUnknown) {
 			p := oe.Op.Path()
-			d.noteRefusal(refusal{g: g, path: p, since: m.learned(p), at: d.h.now(), desc: fmt.Sprintf("%v at version %d: %v", oe.Op, oe.Op.Version(), oe.Err)})
+			g.r.refusals.add(refusal{g: g, path: p, since: m.learned(p), at: g.r.h.Now(), desc: fmt.Sprintf("%v at version %d: %v", oe.Op, oe.Op.Version(), oe.Err)})
 		}
 		for _, o := range e.Ops {
 			// Learned when it landed; forgotten otherwise.
 			m.since[o.Path()] = m.start
 		}
 	}
-}
-
-// noteRefusal records r, to be judged once the history is complete.
-func (d *driver) noteRefusal(r refusal) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.refusals = append(d.refusals, r)
 }
 
 // learned returns since when the Client knows p, -1 if it never learned
@@ -107,69 +102,15 @@ func (m *memoryModel) learned(p string) int64 {
 	return -1
 }
 
-// checkStaleMemory guards what the dual-write Client remembers: since
-// every op planned from it is conditioned, a wrong memory shows as a
-// refusal ZooKeeper should not have needed. A transaction planned from
-// what the Client remembered, refused at path P, must be explained by a
-// write to P (or above or below it) that may have landed after the
-// Client last learned P: by another party (a foreign write, a rival, the
-// same controller's own raw batches or an earlier Client), or by a call
-// of the Client's own that was in doubt and returned before the Client
-// learned P again. The Client's own acknowledged writes, and its writes
-// in doubt since it last learned P, explain nothing: it must remember
-// the first and forget what the second touched.
-func (d *driver) checkStaleMemory() {
-	d.mu.Lock()
-	refusals := d.refusals
-	d.mu.Unlock()
-	d.h.mu.Lock()
-	var stale []string
-	for _, r := range refusals {
-		if !d.h.explainsRefusal(r, d.p(r.path)) {
-			stale = append(stale, fmt.Sprintf("controller %d: a transaction planned from what the Client remembered was refused at %d (%s), with no write to %s that may have landed since the Client learned it at %d%s",
-				r.g.id, r.at, r.desc, r.path, r.since, d.h.recent(d.p(r.path), r.at)))
-		}
-	}
-	d.h.mu.Unlock()
-	for _, text := range stale {
-		d.anomaly(CheckStaleMemory, "%s", text)
-	}
-}
-
-// explainsRefusal reports whether a write to path, or above or below
-// it, explains r (see checkStaleMemory). h.mu must be held.
-func (h *history) explainsRefusal(r refusal, path string) bool {
-	for group, ops := range h.groups {
-		if group != path && !strings.HasPrefix(path, group+"/") && !strings.HasPrefix(group, path+"/") {
-			continue
-		}
-		for _, o := range ops {
-			if len(o.Step.Effects) == 0 || o.Step.Kind == stepRefused || o.Call >= r.at {
-				continue
-			}
-			// A write may explain r if it may have landed after the
-			// Client learned path; one of the Client's own only if it
-			// was in doubt when the call returned, before that.
-			if ret, own := r.g.ownCall(o); own && ret >= r.since {
-				continue
-			}
-			if o.Return > r.since {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // ownCall reports whether o was recorded by a call of one of g's
 // dual-write Clients, and when the first attempt of that call returned.
-func (g *generation) ownCall(o op) (int64, bool) {
+func (g *generation) ownCall(o history.Op) (int64, bool) {
 	if o.Client != g.client() {
 		return 0, false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	ret, own := never, false
+	ret, own := history.Never, false
 	for _, c := range g.dwCalls {
 		if c.Call == o.Call {
 			ret, own = min(ret, c.Return), true
@@ -178,19 +119,19 @@ func (g *generation) ownCall(o op) (int64, bool) {
 	return ret, own
 }
 
-// checkForgotten checks that the dual-write Client of old, fenced,
+// checkForgotten checks that the dual-write Client of g, fenced,
 // remembers nothing.
-func (d *driver) checkForgotten(old *generation) {
-	old.mu.Lock()
-	dw := old.dw
-	if old.dwOf != old.w {
+func (g *generation) checkForgotten() {
+	g.mu.Lock()
+	dw := g.dw
+	if g.dwOf != g.w {
 		dw = nil
 	}
-	old.mu.Unlock()
+	g.mu.Unlock()
 	if dw == nil {
 		return
 	}
 	if parts, znodes := dw.Remembered(); parts != 0 || znodes != 0 {
-		d.anomaly(CheckRetired, "controller %d: fenced, its dual-write Client still remembers %d partitions and %d znodes", old.id, parts, znodes)
+		g.r.log.add(CheckRetired, "controller %d: fenced, its dual-write Client still remembers %d partitions and %d znodes", g.id, parts, znodes)
 	}
 }

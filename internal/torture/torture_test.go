@@ -53,7 +53,9 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // in doubt, or between a claim and its first write; a restarted controller
 // resuming its standing claim; foreign writers imitating a transaction in
 // doubt (its creates and then its /migration bytes, its partition states at
-// the next version, its znodes deleted and created again); the leader cut
+// the next version, its znodes deleted and created again), and the first
+// GetOrCreate's create of /migration in doubt while another party creates
+// it with other bytes and then sets the create's own; the leader cut
 // from the followers, and the writer's member cut into a minority of one
 // while a rival claims through the majority and the writer's controller
 // claims again on the same session, then healing. Some
@@ -84,8 +86,9 @@ func TestTorture(t *testing.T) {
 	minFaults := int(envInt(t, envFaults, 200))
 	t.Logf("torture: seed %d, %d operations, at least %d faults; replay with: %s=%d %s=%d go test -race -run 'TestTorture$' ./internal/torture",
 		seed, ops, minFaults, envSeed, seed, envOps, ops)
-	cfg := torture.Config{Seed: seed, Ops: ops, MinFaults: minFaults, FaultRate: float64(envInt(t, envRate, 12)) / 100,
-		StopAtFirstAnomaly: os.Getenv(envStop) == "1", Cover: everyRun}
+	cfg := shortForm(seed)
+	cfg.Ops, cfg.MinFaults, cfg.FaultRate = ops, minFaults, float64(envInt(t, envRate, 12))/100
+	cfg.StopAtFirstAnomaly = os.Getenv(envStop) == "1"
 	if testing.Verbose() {
 		cfg.Progress = func(s string) { t.Log(s) }
 	}
@@ -118,6 +121,11 @@ func TestTorture(t *testing.T) {
 	}
 }
 
+// shortForm is the configuration of the short form with seed.
+func shortForm(seed int64) torture.Config {
+	return torture.Config{Seed: seed, Ops: 2000, MinFaults: 200, FaultRate: 0.12, Cover: everyRun}
+}
+
 // everyRun are the fault kinds every run holds, however short: the
 // run covers them (torture.Config.Cover).
 var everyRun = []string{torture.FaultDropReply, torture.FaultDropRequest, torture.FaultCutRequest,
@@ -126,7 +134,7 @@ var everyRun = []string{torture.FaultDropReply, torture.FaultDropRequest, tortur
 	torture.FaultClaimRace, torture.FaultBrokerWins, torture.FaultClaimTenureEnds, torture.FaultClaimTwin,
 	torture.FaultDeadlineInDoubt, torture.FaultLoser, torture.FaultResume, torture.FaultImitate,
 	torture.FaultEpochBoundary, torture.FaultForeignDelta, torture.FaultReloadInDoubt,
-	torture.FaultNotificationInDoubt}
+	torture.FaultNotificationInDoubt, torture.FaultImitateCreate}
 
 // writeReport writes r as JSON to the file $TORTURE_REPORT names, if any.
 func writeReport(t *testing.T, r *torture.Report) {

@@ -48,7 +48,7 @@ func newWorkload(rng *rand.Rand) *workload {
 	return &workload{rng: rng, payloads: map[string]*payload{}, basis: map[string]int64{}, asked: map[string]bool{}}
 }
 
-// payload is what the driver knows of a payload znode.
+// payload is what the workload knows of a payload znode.
 type payload struct {
 	exists  bool
 	version int32
@@ -89,7 +89,7 @@ func (wl *workload) choose(epoch int32, offset int64) work {
 }
 
 // partitionStateUpdates sets one to three existing partition states, each
-// at the version the driver last learned, with a new leader and leader
+// at the version the workload last learned, with a new leader and leader
 // epoch.
 func (wl *workload) partitionStateUpdates(epoch int32) []migrationzk.Op {
 	var ops []migrationzk.Op
@@ -151,7 +151,7 @@ func (wl *workload) mergeNextDelta(wk work, epoch int32) work {
 	return wk
 }
 
-// learn records what the driver knows of a payload znode.
+// learn records what the workload knows of a payload znode.
 func (wl *workload) learn(path string, exists bool, version int32, at int64) {
 	pl := wl.payloads[path]
 	if pl == nil {
@@ -179,3 +179,52 @@ func syncChance(states int) float64 {
 	}
 	return chance * bound / float64(states)
 }
+
+// startCall begins the choice of a call: no op is conditioned on
+// anything yet.
+func (wl *workload) startCall() { clear(wl.basis) }
+
+// revisiting reports whether the next call is a delta of the partitions a
+// delta left in doubt and landed (reloadAfterDoubt).
+func (wl *workload) revisiting() bool { return wl.revisit != nil }
+
+// revisitNext makes the next call a delta of touched.
+func (wl *workload) revisitNext(touched []deltaChange) { wl.revisit = touched }
+
+// stateCount returns the number of partition states known to exist.
+func (wl *workload) stateCount() int { return len(wl.states) }
+
+// learnedAt returns when the version the workload knows of the payload
+// znode at rel was learned, -1 when it knows nothing of it.
+func (wl *workload) learnedAt(rel string) int64 {
+	if pl := wl.payloads[rel]; pl != nil {
+		return pl.learned
+	}
+	return -1
+}
+
+// setLearned dates what the workload knows of the payload znode at rel,
+// if anything, from at (-1: unknown).
+func (wl *workload) setLearned(rel string, at int64) {
+	if pl := wl.payloads[rel]; pl != nil {
+		pl.learned = at
+	}
+}
+
+// basisOf returns when the version the op on rel of the call in flight
+// is conditioned on was learned (0 for a create).
+func (wl *workload) basisOf(rel string) int64 { return wl.basis[rel] }
+
+// known returns the paths of the payload znodes the workload knows of,
+// relative to the root.
+func (wl *workload) known() []string {
+	paths := make([]string, 0, len(wl.payloads))
+	for rel := range wl.payloads {
+		paths = append(paths, rel)
+	}
+	return paths
+}
+
+// askedFor returns the znodes the workload asked to be written, relative
+// to the root.
+func (wl *workload) askedFor() map[string]bool { return wl.asked }

@@ -1,4 +1,4 @@
-package torture
+package history
 
 import (
 	"fmt"
@@ -10,64 +10,64 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// never is the return time of an operation whose outcome is unknown: it may
+// Never is the return time of an operation whose outcome is unknown: it may
 // take effect at any later moment.
-const never = int64(math.MaxInt64)
+const Never = int64(math.MaxInt64)
 
-// value is what one znode holds: whether it exists, its version and data.
-type value struct {
+// Value is what one znode holds: whether it exists, its version and data.
+type Value struct {
 	Exists  bool
 	Version int32
 	Data    string
 }
 
 // String formats v for the checker's reports.
-func (v value) String() string {
+func (v Value) String() string {
 	if !v.Exists {
 		return "absent"
 	}
 	return fmt.Sprintf("v%d %q", v.Version, shorten(v.Data))
 }
 
-// slots is the state of one group of znodes checked together: /migration
+// Slots is the state of one group of znodes checked together: /migration
 // with /controller_epoch (whose version fences every write to it), or one
 // payload znode alone in slot 0.
-type slots [2]value
+type Slots [2]Value
 
 // Slot numbers in the /migration group.
 const (
-	slotMigration = 0
-	slotEpoch     = 1
+	SlotMigration = 0
+	SlotEpoch     = 1
 )
 
-// condKind says what a cond requires of its slot.
-type condKind uint8
+// CondKind says what a cond requires of its slot.
+type CondKind uint8
 
 const (
-	condVersion     condKind = iota + 1 // exists at Version
-	condVersionData                     // exists at Version holding Data
-	condExists
-	condAbsent
+	CondVersion     CondKind = iota + 1 // exists at Version
+	CondVersionData                     // exists at Version holding Data
+	CondExists
+	CondAbsent
 )
 
-// cond is a precondition of a write on one slot.
-type cond struct {
+// Cond is a precondition of a write on one slot.
+type Cond struct {
 	Slot    int
-	Kind    condKind
+	Kind    CondKind
 	Version int32
 	Data    string
 }
 
 // holds reports whether a slot holding v meets c.
-func (c cond) holds(v value) bool {
+func (c Cond) holds(v Value) bool {
 	switch c.Kind {
-	case condVersion:
+	case CondVersion:
 		return v.Exists && v.Version == c.Version
-	case condVersionData:
+	case CondVersionData:
 		return v.Exists && v.Version == c.Version && v.Data == c.Data
-	case condExists:
+	case CondExists:
 		return v.Exists
-	case condAbsent:
+	case CondAbsent:
 		return !v.Exists
 	}
 	return false
@@ -76,36 +76,36 @@ func (c cond) holds(v value) bool {
 // impossibleAfter reports whether, once a slot was seen holding v, the
 // condition can never hold again: versions only grow while nothing deletes
 // the znode (capMaybes asks only of groups without deletes).
-func (c cond) impossibleAfter(v value) bool {
+func (c Cond) impossibleAfter(v Value) bool {
 	switch c.Kind {
-	case condVersion, condVersionData:
+	case CondVersion, CondVersionData:
 		return v.Exists && v.Version > c.Version
-	case condAbsent:
+	case CondAbsent:
 		return v.Exists
 	}
 	return false
 }
 
 // String formats c for the checker's reports.
-func (c cond) String() string {
+func (c Cond) String() string {
 	switch c.Kind {
-	case condVersion:
+	case CondVersion:
 		return fmt.Sprintf("s%d@v%d", c.Slot, c.Version)
-	case condVersionData:
+	case CondVersionData:
 		return fmt.Sprintf("s%d@v%d=%q", c.Slot, c.Version, shorten(c.Data))
-	case condExists:
+	case CondExists:
 		return fmt.Sprintf("s%d exists", c.Slot)
-	case condAbsent:
+	case CondAbsent:
 		return fmt.Sprintf("s%d absent", c.Slot)
 	}
 	return "?"
 }
 
-// effect is what a write does to one slot: create it at version 0, delete
+// Effect is what a write does to one slot: create it at version 0, delete
 // it, or set its data and bump its version. Version, when not -1, is the
 // version the caller was told the znode has afterwards (a delete reports
 // none).
-type effect struct {
+type Effect struct {
 	Slot    int
 	Create  bool
 	Delete  bool
@@ -113,45 +113,45 @@ type effect struct {
 	Version int32
 }
 
-// obs is one slot as observed by a read.
-type obs struct {
+// Obs is one slot as observed by a read.
+type Obs struct {
 	Slot int
-	Val  value
+	Val  Value
 	// VersionOnly ignores Data (a conflict report whose data is not
 	// compared).
 	VersionOnly bool
 }
 
-// stepKind says what an operation's outcome tells of its effects.
-type stepKind uint8
+// StepKind says what an operation's outcome tells of its effects.
+type StepKind uint8
 
 const (
-	// stepWrite: the write happened; its conditions held and the versions
+	// StepWrite: the write happened; its conditions held and the versions
 	// it reported are the ones it produced.
-	stepWrite stepKind = iota + 1
-	// stepMaybe: the write may or may not have happened.
-	stepMaybe
-	// stepRefused: ZooKeeper refused the write: some condition did not
+	StepWrite StepKind = iota + 1
+	// StepMaybe: the write may or may not have happened.
+	StepMaybe
+	// StepRefused: ZooKeeper refused the write: some condition did not
 	// hold, and nothing changed.
-	stepRefused
-	// stepRead: the slots held the observed values.
-	stepRead
-	// stepReadOrCreate: the slot held the observed value, or was absent
+	StepRefused
+	// StepRead: the slots held the observed values.
+	StepRead
+	// StepReadOrCreate: the slot held the observed value, or was absent
 	// and the write created it (GetOrCreate).
-	stepReadOrCreate
+	StepReadOrCreate
 )
 
-// step is the input of one operation of the model.
-type step struct {
-	Kind    stepKind
-	Conds   []cond
-	Effects []effect
-	Obs     []obs
+// Step is the input of one operation of the model.
+type Step struct {
+	Kind    StepKind
+	Conds   []Cond
+	Effects []Effect
+	Obs     []Obs
 	Desc    string
 }
 
 // holds reports whether every condition of s holds in st.
-func (s step) holds(st slots) bool {
+func (s Step) holds(st Slots) bool {
 	for _, c := range s.Conds {
 		if !c.holds(st[c.Slot]) {
 			return false
@@ -162,18 +162,18 @@ func (s step) holds(st slots) bool {
 
 // apply returns the state after the effects and whether every reported
 // version matches.
-func (s step) apply(st slots) (slots, bool) {
+func (s Step) apply(st Slots) (Slots, bool) {
 	ok := true
 	for _, e := range s.Effects {
 		v := st[e.Slot]
 		if e.Delete {
-			st[e.Slot] = value{}
+			st[e.Slot] = Value{}
 			continue
 		}
 		if e.Create {
-			v = value{Exists: true, Version: 0, Data: e.Data}
+			v = Value{Exists: true, Version: 0, Data: e.Data}
 		} else {
-			v = value{Exists: true, Version: v.Version + 1, Data: e.Data}
+			v = Value{Exists: true, Version: v.Version + 1, Data: e.Data}
 		}
 		if e.Version >= 0 && e.Version != v.Version {
 			ok = false
@@ -184,7 +184,7 @@ func (s step) apply(st slots) (slots, bool) {
 }
 
 // observes reports whether st shows what s observed.
-func (s step) observes(st slots) bool {
+func (s Step) observes(st Slots) bool {
 	for _, o := range s.Obs {
 		v := st[o.Slot]
 		if o.VersionOnly {
@@ -199,38 +199,38 @@ func (s step) observes(st slots) bool {
 }
 
 // next lists the states the model can be in after s from st.
-func next(st slots, s step) []interface{} {
+func next(st Slots, s Step) []interface{} {
 	switch s.Kind {
-	case stepWrite:
+	case StepWrite:
 		if s.holds(st) {
 			if n, ok := s.apply(st); ok {
 				return []interface{}{n}
 			}
 		}
 		return nil
-	case stepMaybe:
+	case StepMaybe:
 		if s.holds(st) {
 			n, _ := s.apply(st)
 			return []interface{}{st, n}
 		}
 		return []interface{}{st}
-	case stepRefused:
+	case StepRefused:
 		if s.holds(st) {
 			return nil
 		}
 		return []interface{}{st}
-	case stepRead:
+	case StepRead:
 		if s.observes(st) {
 			return []interface{}{st}
 		}
 		return nil
-	case stepReadOrCreate:
+	case StepReadOrCreate:
 		var out []interface{}
 		if s.observes(st) {
 			out = append(out, st)
 		}
 		if s.holds(st) {
-			if n, ok := s.apply(st); ok && (step{Obs: s.Obs}).observes(n) {
+			if n, ok := s.apply(st); ok && (Step{Obs: s.Obs}).observes(n) {
 				out = append(out, n)
 			}
 		}
@@ -240,7 +240,7 @@ func next(st slots, s step) []interface{} {
 }
 
 // String formats s for the checker's reports.
-func (s step) String() string {
+func (s Step) String() string {
 	var b strings.Builder
 	b.WriteString(s.Desc)
 	if len(s.Conds) > 0 {
@@ -265,26 +265,26 @@ func (s step) String() string {
 	return b.String()
 }
 
-// op is one operation of the history of a group.
-type op struct {
+// Op is one operation of the history of a group.
+type Op struct {
 	Client       int
 	Call, Return int64
-	Step         step
+	Step         Step
 }
 
 // modelFrom returns the porcupine model of a group whose state starts at
 // init. Operations that may or may not have happened make it
 // nondeterministic.
-func modelFrom(init slots) porcupine.Model {
+func modelFrom(init Slots) porcupine.Model {
 	nm := porcupine.NondeterministicModel{
 		Init:  func() []interface{} { return []interface{}{init} },
-		Step:  func(st, in, _ interface{}) []interface{} { return next(st.(slots), in.(step)) },
-		Equal: func(a, b interface{}) bool { return a.(slots) == b.(slots) },
+		Step:  func(st, in, _ interface{}) []interface{} { return next(st.(Slots), in.(Step)) },
+		Equal: func(a, b interface{}) bool { return a.(Slots) == b.(Slots) },
 		DescribeOperation: func(in, _ interface{}) string {
-			return in.(step).String()
+			return in.(Step).String()
 		},
 		DescribeState: func(st interface{}) string {
-			s := st.(slots)
+			s := st.(Slots)
 			return s[0].String() + " | " + s[1].String()
 		},
 	}
@@ -296,14 +296,14 @@ func modelFrom(init slots) porcupine.Model {
 // operation saw a slot (versions only grow, nothing is deleted) took
 // effect, if at all, before that operation returned. A group where
 // anything deletes is left as it is: a znode created again starts over.
-func capMaybes(ops []op) {
+func capMaybes(ops []Op) {
 	if deletes(ops) {
 		return
 	}
 	sightings := slotSightings(ops)
 	for i := range ops {
 		o := &ops[i]
-		if o.Step.Kind != stepMaybe {
+		if o.Step.Kind != StepMaybe {
 			continue
 		}
 		for _, c := range o.Step.Conds {
@@ -322,7 +322,7 @@ func capMaybes(ops []op) {
 }
 
 // deletes reports whether an operation of ops may delete a znode.
-func deletes(ops []op) bool {
+func deletes(ops []Op) bool {
 	for _, o := range ops {
 		for _, e := range o.Step.Effects {
 			if e.Delete {
@@ -336,27 +336,27 @@ func deletes(ops []op) bool {
 // sighting is a slot seen holding val by an operation that returned at at.
 type sighting struct {
 	at  int64
-	val value
+	val Value
 }
 
 // slotSightings lists, for each slot and in the order of their return,
 // the observations of it by operations whose outcome is known: reads, and
 // writes that reported the version they produced.
-func slotSightings(ops []op) [2][]sighting {
+func slotSightings(ops []Op) [2][]sighting {
 	var sightings [2][]sighting
 	for _, o := range ops {
-		if o.Return == never {
+		if o.Return == Never {
 			continue
 		}
 		switch o.Step.Kind {
-		case stepRead, stepReadOrCreate:
+		case StepRead, StepReadOrCreate:
 			for _, ob := range o.Step.Obs {
 				sightings[ob.Slot] = append(sightings[ob.Slot], sighting{o.Return, ob.Val})
 			}
-		case stepWrite:
+		case StepWrite:
 			for _, e := range o.Step.Effects {
 				if e.Version >= 0 {
-					sightings[e.Slot] = append(sightings[e.Slot], sighting{o.Return, value{Exists: true, Version: e.Version}})
+					sightings[e.Slot] = append(sightings[e.Slot], sighting{o.Return, Value{Exists: true, Version: e.Version}})
 				}
 			}
 		}
@@ -370,20 +370,20 @@ func slotSightings(ops []op) [2][]sighting {
 // chunk is a stretch of a group's history that can be checked alone: no
 // operation spans its borders, and its initial state was observed.
 type chunk struct {
-	init slots
-	ops  []op
+	init Slots
+	ops  []Op
 }
 
 // split cuts a group's history, sorted by call time, where no operation is
 // in progress and the last read of every slot of the group came after
 // every write to it, so that the state at the cut is known.
-func split(init slots, ops []op, nslots int) []chunk {
+func split(init Slots, ops []Op, nslots int) []chunk {
 	var chunks []chunk
 	cur := chunk{init: init}
 	var maxReturn int64 = -1
 	reads := newReadsAfterWrites()
 	for _, o := range ops {
-		if len(cur.ops) > 0 && o.Call > maxReturn && maxReturn != never {
+		if len(cur.ops) > 0 && o.Call > maxReturn && maxReturn != Never {
 			if st, known := reads.state(cur.ops, nslots); known {
 				chunks = append(chunks, cur)
 				cur = chunk{init: st}
@@ -419,8 +419,8 @@ func newReadsAfterWrites() readsAfterWrites {
 
 // state returns the state of the first nslots slots as the reads among ops
 // saw it, and whether a read tells every one of them.
-func (r *readsAfterWrites) state(ops []op, nslots int) (slots, bool) {
-	var st slots
+func (r *readsAfterWrites) state(ops []Op, nslots int) (Slots, bool) {
+	var st Slots
 	for s := 0; s < nslots; s++ {
 		if r.last[s] < 0 {
 			return st, false
@@ -437,8 +437,8 @@ func (r *readsAfterWrites) state(ops []op, nslots int) (slots, bool) {
 // add takes o, at index i of the chunk's ops, into account: a read that
 // follows every write to a slot tells its state; a write, or a
 // GetOrCreate, leaves it unknown until the next such read.
-func (r *readsAfterWrites) add(o op, i int) {
-	if o.Step.Kind == stepRead {
+func (r *readsAfterWrites) add(o Op, i int) {
+	if o.Step.Kind == StepRead {
 		for _, ob := range o.Step.Obs {
 			if !ob.VersionOnly && o.Call > r.lastWrite[ob.Slot] {
 				r.last[ob.Slot] = i
@@ -450,7 +450,7 @@ func (r *readsAfterWrites) add(o op, i int) {
 	for _, e := range o.Step.Effects {
 		touched[e.Slot] = true
 	}
-	if o.Step.Kind == stepReadOrCreate {
+	if o.Step.Kind == StepReadOrCreate {
 		for _, ob := range o.Step.Obs {
 			touched[ob.Slot] = true
 		}
@@ -465,8 +465,8 @@ func (r *readsAfterWrites) add(o op, i int) {
 
 // checkGroup checks that a group's history is linearizable. It returns a
 // description of the first stretch that is not, or "" when all are.
-func checkGroup(name string, init slots, ops []op, nslots int, timeout time.Duration) string {
-	ops = append([]op(nil), ops...)
+func checkGroup(name string, init Slots, ops []Op, nslots int, timeout time.Duration) string {
+	ops = append([]Op(nil), ops...)
 	capMaybes(ops)
 	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Call < ops[j].Call })
 	for _, c := range split(init, ops, nslots) {
@@ -497,7 +497,7 @@ func describeNonLinearizable(name string, c chunk) string {
 			break
 		}
 		ret := "∞"
-		if o.Return != never {
+		if o.Return != Never {
 			ret = fmt.Sprint(o.Return)
 		}
 		fmt.Fprintf(&b, "\n  client %d [%d, %s] %v", o.Client, o.Call, ret, o.Step)
