@@ -111,8 +111,9 @@ const scanRate = 20000
 
 // BenchmarkMonitorScan times monitor's hazard scan of 100,000 partition
 // states (1,000 topics of 100, seeded once outside the timings),
-// unbounded, beside the same reads made with the bare client on the same
-// connection, readInFlight in flight (rawScan), in turns; then the scan
+// unbounded, through the env's Writer, beside the same reads made with
+// the bare client on the same connection, readInFlight in flight
+// (rawScan), in turns; then the scan
 // bounded to scanRate requests a second, whose measured rate (requests
 // on the wire over its duration) must not exceed it.
 func BenchmarkMonitorScan(b *testing.B) {
@@ -122,7 +123,7 @@ func BenchmarkMonitorScan(b *testing.B) {
 	seedTopics(b, admin, e, "topic", readTopics)
 	partitions := readTopics * topicSize
 	scan := func(rate float64) epochscan.Result {
-		res, err := epochscan.Scan(context.Background(), e.conn, 44, epochscan.Options{Root: e.root, Rate: rate})
+		res, err := epochscan.Scan(context.Background(), e.w, 44, epochscan.Options{Root: e.root, Rate: rate})
 		if err != nil || res.Partitions != partitions {
 			b.Fatalf("scan: %d partitions, %v", res.Partitions, err)
 		}

@@ -46,13 +46,17 @@ type scanResult struct {
 
 // scan reads the state of every partition under /brokers/topics and
 // collects those stamped with a controller epoch above threshold (see
-// epochscan.Scan: after a sync, sending a read again after a lost
-// connection), each page of the scan bounded by --timeout, drawing a
+// epochscan.Scan: after a sync, through a Writer, which sends a read
+// again after a lost connection), each page of the scan bounded by --timeout, drawing a
 // progress bar on a terminal.
 func (a *app) scan(ctx context.Context, conn *zk.Conn, threshold int32) (scanResult, error) {
+	w, err := a.newWriter(conn)
+	if err != nil {
+		return scanResult{}, err
+	}
 	bar := &scanBar{a: a}
 	defer bar.finish()
-	s, err := epochscan.Scan(ctx, conn, threshold, epochscan.Options{Root: a.g.root, Step: a.g.timeout, List: true, Progress: bar})
+	s, err := epochscan.Scan(ctx, w, threshold, epochscan.Options{Root: a.g.root, Step: a.g.timeout, List: true, Progress: bar})
 	res := scanResult{
 		Topics: s.Topics, Partitions: s.Partitions, WithoutState: s.WithoutState, Highest: s.Highest,
 		AtRisk: make([]stampedPartition, len(s.AtRisk)), Undecodable: []badPartition{}, Elapsed: s.Elapsed,

@@ -12,10 +12,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync/atomic"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
@@ -72,7 +69,8 @@ type Result struct {
 	// lists them when Options.List is set.
 	UndecodableCount int
 	Undecodable      []Undecodable
-	// Requests counts the requests sent: syncs, listings and reads.
+	// Requests counts the requests the scan sent: syncs, listings and
+	// reads, without those the Reader sent again after a lost connection.
 	Requests int
 	Elapsed  time.Duration
 }
@@ -91,10 +89,20 @@ type Progress interface {
 	Read(n int)
 }
 
+// Reader is what a scan reads ZooKeeper with, paths relative to its
+// root; *migrationzk.Writer is one. It bounds the reads in flight and
+// sends again a read lost with its connection once the client holds a
+// session.
+type Reader interface {
+	Sync(ctx context.Context, paths ...string) error
+	ChildrenAfterSync(ctx context.Context, paths ...string) ([]migrationzk.Listing, error)
+	ReadAfterSync(ctx context.Context, paths ...string) ([]migrationzk.Znode, error)
+}
+
 // Options configure a scan.
 type Options struct {
-	// Root is the chroot the Writer writes under, for the paths the
-	// result and the errors name.
+	// Root is the Reader's root, for the paths the result and the errors
+	// name.
 	Root string
 	// Step bounds each step: the listing of the topics, each page of
 	// partition listings, each chunk of state reads. 0 leaves them
@@ -119,29 +127,25 @@ type job struct {
 
 // scanner is one scan in progress.
 type scanner struct {
-	conn      migrationzk.Conn
+	r         Reader
 	opts      Options
 	threshold int32
 	pace      *pacer
-	// retries counts reads sent again after a lost connection.
-	retries atomic.Int64
-	res     Result
+	res       Result
 }
 
-// Scan reads the state of every partition under /brokers/topics (under
-// Options.Root) with conn and counts those stamped with a controller epoch
-// above threshold. It syncs once, lists every topic's partitions (the list
-// of a million partitions takes tens of megabytes), then reads the states
-// in chunks, readsInFlight requests in flight, each read sent again after a
-// lost connection once the client holds a session, and decodes each chunk
-// while the next is read. A /brokers/topics that does not exist is an
-// error. It only reads.
-func Scan(ctx context.Context, conn migrationzk.Conn, threshold int32, opts Options) (Result, error) {
-	s := &scanner{conn: conn, opts: opts, threshold: threshold, pace: newPacer(opts.Rate),
+// Scan reads the state of every partition under /brokers/topics with r
+// and counts those stamped with a controller epoch above threshold. It
+// syncs once, lists every topic's partitions a page at a time (the list of
+// a million partitions takes tens of megabytes), then reads the states in
+// chunks and decodes each chunk while the next is read. A /brokers/topics
+// that does not exist is an error. It only reads.
+func Scan(ctx context.Context, r Reader, threshold int32, opts Options) (Result, error) {
+	s := &scanner{r: r, opts: opts, threshold: threshold, pace: newPacer(opts.Rate),
 		res: Result{Highest: -1, AtRisk: []Partition{}, Undecodable: []Undecodable{}}}
 	start := time.Now()
 	err := s.run(ctx)
-	s.res.Requests, s.res.Elapsed = s.pace.sent+int(s.retries.Load()), time.Since(start)
+	s.res.Requests, s.res.Elapsed = s.pace.sent, time.Since(start)
 	return s.res, err
 }
 
@@ -219,22 +223,17 @@ func (s *scanner) listTopics(ctx context.Context) ([]string, error) {
 	ctx, cancel := s.step(ctx)
 	defer cancel()
 	path := s.path(znode.TopicsPath)
-	err := s.request(ctx, func() error {
-		_, err := s.conn.Sync(path)
-		return err
-	})
-	if err != nil && err != zk.ErrNoNode {
+	if err := s.r.Sync(ctx, znode.TopicsPath); err != nil {
 		return nil, fmt.Errorf("sync %s: %w", path, err)
 	}
-	names, exists, err := s.children(ctx, znode.TopicsPath)
+	ls, err := s.r.ChildrenAfterSync(ctx, znode.TopicsPath)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("list %s: %w", path, err)
-	case !exists:
+	case !ls[0].Exists:
 		return nil, fmt.Errorf("%s does not exist: is --root right? (Kafka's chroot, such as /kafka)", path)
 	}
-	sort.Strings(names)
-	return names, nil
+	return ls[0].Names, nil
 }
 
 // listAllPartitions lists the partitions of topics a page of topics at a
@@ -266,16 +265,17 @@ func (s *scanner) listPartitions(ctx context.Context, topics []string) ([]job, e
 	}
 	ctx, cancel := s.step(ctx)
 	defer cancel()
-	lists := make([][]string, len(topics))
-	err := inFlight(ctx, len(topics), func(ctx context.Context, i int) (err error) {
-		lists[i], _, err = s.children(ctx, znode.TopicPartitionsPath(topics[i]))
-		return err
-	})
+	paths := make([]string, len(topics))
+	for i, t := range topics {
+		paths[i] = znode.TopicPartitionsPath(t)
+	}
+	lists, err := s.r.ChildrenAfterSync(ctx, paths...)
 	if err != nil {
 		return nil, fmt.Errorf("list the partitions of %s: %w", s.path(znode.TopicsPath), err)
 	}
 	var jobs []job
-	for i, names := range lists {
+	for i, l := range lists {
+		names := l.Names
 		if s.opts.List {
 			sort.Slice(names, func(x, y int) bool { return partitionLess(names[x], names[y]) })
 		}
@@ -309,11 +309,11 @@ func (s *scanner) readStates(ctx context.Context, jobs []job) ([]migrationzk.Zno
 	}
 	ctx, cancel := s.step(ctx)
 	defer cancel()
-	states := make([]migrationzk.Znode, len(jobs))
-	err := inFlight(ctx, len(jobs), func(ctx context.Context, i int) (err error) {
-		states[i].Data, states[i].Exists, err = s.get(ctx, statePath(jobs[i]))
-		return err
-	})
+	paths := make([]string, len(jobs))
+	for i, j := range jobs {
+		paths[i] = statePath(j)
+	}
+	states, err := s.r.ReadAfterSync(ctx, paths...)
 	if err != nil {
 		return nil, fmt.Errorf("read the partition states under %s: %w", s.path(znode.TopicsPath), err)
 	}

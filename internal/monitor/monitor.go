@@ -83,10 +83,14 @@ type Config struct {
 // Exporter reads ZooKeeper, and the quorum when configured, and exports
 // the figures. It is a prometheus.Collector; Handler serves it.
 type Exporter struct {
-	cfg  Config
-	log  *slog.Logger
-	defs [metricCount]def
-	desc [metricCount]*prometheus.Desc
+	cfg Config
+	// poller reads the control znodes and sends nothing again; scanner
+	// reads the partition states, sending a read lost with its
+	// connection again.
+	poller, scanner *migrationzk.Writer
+	log             *slog.Logger
+	defs            [metricCount]def
+	desc            [metricCount]*prometheus.Desc
 	// text is what the text format writes of each metric before its
 	// value.
 	text     [metricCount]string
@@ -120,16 +124,24 @@ func New(cfg Config) (*Exporter, error) {
 	case cfg.MinPoll < 0, cfg.ScanInterval < 0, cfg.ScanRate < 0, cfg.ScanStep < 0:
 		return nil, errors.New("monitor: MinPoll, ScanInterval, ScanRate and ScanStep must not be negative")
 	}
-	if _, err := migrationzk.New(cfg.Conn, migrationzk.WithRoot(cfg.Root)); err != nil {
+	poller, err := migrationzk.New(cfg.Conn, migrationzk.WithRoot(cfg.Root), migrationzk.WithBackOff(noRetry))
+	if err != nil {
 		return nil, fmt.Errorf("monitor: Root: %w", err)
 	}
-	e := &Exporter{cfg: cfg, log: cfg.Logger, defs: defs(), desc: newDescs()}
+	scanner, err := migrationzk.New(cfg.Conn, migrationzk.WithRoot(cfg.Root))
+	if err != nil {
+		return nil, fmt.Errorf("monitor: Root: %w", err)
+	}
+	e := &Exporter{cfg: cfg, poller: poller, scanner: scanner, log: cfg.Logger, defs: defs(), desc: newDescs()}
 	e.text, e.textSize = textHeads(e.defs)
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return e, nil
 }
+
+// noRetry is the retry policy of the reads of the control znodes: none.
+func noRetry() migrationzk.BackOff { return nil }
 
 // Run scans the partition states for the rollback hazard, at once and
 // then ScanInterval after each scan ends, until ctx ends. Without a scan

@@ -331,6 +331,34 @@ func TestOutage(t *testing.T) {
 	}
 }
 
+// TestLostReadFailsThePoll fails the scrape whose read of /migration was
+// lost with its connection, rather than sending it again: the next
+// scrape reads again.
+// Fault: the reply to the read of /migration dropped, the connection cut.
+func TestLostReadFailsThePoll(t *testing.T) {
+	c := newCluster(t)
+	c.kraft(3000, 50)
+	c.create(znode.MigrationPath, checkpoint(7, 3000, 50), 0)
+	faults := zktest.NewFaultDialer(t)
+	_, hs := c.exporter(monitor.Config{}, faults)
+	faults.Arm(zktest.Fault{Action: zktest.DropReply, Op: zktest.OpGetData, Path: c.srv.Path(znode.MigrationPath)})
+	faults.ResetCounts()
+	want(t, scrape(t, hs), map[string]float64{"zookeeper_up": 0, "poll_errors_total": 1})
+	if n := faults.Count(zktest.OpGetData); n != 3 {
+		t.Fatalf("the failed poll sent %d reads, want 3, none sent again", n)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if v, _ := value(scrape(t, hs), "zookeeper_up"); v == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the poll did not recover")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestTextMatchesCollector serves the same metrics, names, help and types
 // through the text /metrics writes and through the prometheus.Collector,
 // and they pass client_golang's lint of Prometheus's naming conventions.

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/zkerr"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )
@@ -119,44 +117,11 @@ func (e *Exporter) readControl(ctx context.Context) (control, error) {
 	if e.cfg.Conn.State() != zk.StateHasSession {
 		return control{}, errNoSession
 	}
-	paths := [3]string{znode.MigrationPath, znode.ControllerPath, znode.ControllerEpochPath}
-	var got [3]migrationzk.Znode
-	var errs [3]error
-	var left atomic.Int32
-	left.Store(int32(len(paths)))
-	done := make(chan struct{})
-	for i, p := range paths {
-		go func() {
-			got[i], errs[i] = e.get(p)
-			if left.Add(-1) == 0 {
-				close(done)
-			}
-		}()
+	zs, err := e.poller.ReadAfterSync(ctx, znode.MigrationPath, znode.ControllerPath, znode.ControllerEpochPath)
+	if err != nil {
+		return control{}, err
 	}
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return control{}, fmt.Errorf("no reply from ZooKeeper: %w", ctx.Err())
-	}
-	if err := errors.Join(errs[:]...); err != nil {
-		return control{}, zkerr.FirstJoined(err)
-	}
-	return decodeControl(got[0], got[1], got[2]), nil
-}
-
-// get reads the znode at p under the root; a missing one reads as not
-// existing.
-func (e *Exporter) get(p string) (migrationzk.Znode, error) {
-	path := e.cfg.Root + p
-	data, st, err := e.cfg.Conn.Get(path)
-	switch {
-	case errors.Is(err, zk.ErrNoNode):
-		return migrationzk.Znode{Path: p, Version: -1}, nil
-	case err != nil:
-		return migrationzk.Znode{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	return migrationzk.Znode{Path: p, Exists: true, Data: data, Version: st.Version,
-		Modified: time.UnixMilli(st.Mtime), EphemeralOwner: st.EphemeralOwner}, nil
+	return decodeControl(zs[0], zs[1], zs[2]), nil
 }
 
 // decodeControl decodes the three control znodes; data that does not

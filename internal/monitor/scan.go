@@ -56,7 +56,7 @@ func (e *Exporter) scanOnce(ctx context.Context) (epochscan.Result, int32, error
 		return epochscan.Result{}, 0, err
 	}
 	election := epochscan.ElectionEpoch(c.epoch, c.controller != nil && !c.controller.IsKRaft())
-	res, err := epochscan.Scan(ctx, e.cfg.Conn, election, epochscan.Options{Root: e.cfg.Root, Step: e.cfg.ScanStep, Rate: e.cfg.ScanRate})
+	res, err := epochscan.Scan(ctx, e.scanner, election, epochscan.Options{Root: e.cfg.Root, Step: e.cfg.ScanStep, Rate: e.cfg.ScanRate})
 	return res, election, err
 }
 
