@@ -231,10 +231,11 @@ func (sb sandbox) serve() (err error) {
 // serveLocal starts a server from the local installation, seeds it under
 // kafkaRoot, and holds it until ctx ends; then it stops the server.
 func (sb sandbox) serveLocal(ctx context.Context) error {
-	p, err := startServer(ctx, sb.path(zkDir))
+	p, ports, err := startServer(ctx, sb.path(zkDir))
 	if err != nil {
 		return err
 	}
+	defer ports.Release()
 	defer p.Stop(10 * time.Second)
 	conn, err := openServers(ctx, []string{p.Addr()})
 	if err != nil {
@@ -273,28 +274,31 @@ func (sb sandbox) seedAndHold(ctx context.Context, conn *zk.Conn, servers []stri
 	return nil
 }
 
-// startServer starts a standalone server in dir on a free port and waits
-// until it serves.
-func startServer(ctx context.Context, dir string) (*zkserver.Process, error) {
+// startServer starts a standalone server in dir on a port it reserves and
+// waits until it serves. The caller releases the port once the server has
+// stopped.
+func startServer(ctx context.Context, dir string) (*zkserver.Process, *zkserver.Reservation, error) {
 	install, err := zkserver.FindInstall()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ports, err := zkserver.FreePorts(1)
+	ports, err := zkserver.ReservePorts(1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	p, err := zkserver.Start(install, zkserver.Config{Dir: dir, Self: zkserver.Member{ID: 1, ClientPort: ports[0]}})
+	p, err := zkserver.Start(install, zkserver.Config{Dir: dir, Self: zkserver.Member{ID: 1, ClientPort: ports.Ports()[0]}})
 	if err != nil {
-		return nil, err
+		ports.Release()
+		return nil, nil, err
 	}
 	ready, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	if err := p.WaitReady(ready); err != nil {
 		p.Stop(10 * time.Second)
-		return nil, fmt.Errorf("the server did not start: %w\n%s", err, p.OutputTail(20))
+		ports.Release()
+		return nil, nil, fmt.Errorf("the server did not start: %w\n%s", err, p.OutputTail(20))
 	}
-	return p, nil
+	return p, ports, nil
 }
 
 // writeAtomically writes data to a temporary file and renames it to path.

@@ -1,5 +1,6 @@
 // Package zkserver starts and stops real ZooKeeper server processes from a
-// local installation, standalone or as a loopback ensemble.
+// local installation, standalone or as a loopback ensemble, on ports
+// reserved across processes (see Reservation).
 package zkserver
 
 import (
@@ -149,26 +150,6 @@ type Process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error // exit status once done is closed
-}
-
-// FreePorts returns n distinct free TCP ports on 127.0.0.1.
-func FreePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // Start writes the configuration and starts the server. It does not wait

@@ -26,11 +26,16 @@ func TestFullJIT(t *testing.T) {
 		t.Skip(err)
 	}
 	for _, full := range []bool{false, true} {
-		ports, err := zkserver.FreePorts(1)
+		ports, err := zkserver.ReservePorts(1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := zkserver.Start(inst, zkserver.Config{Dir: t.TempDir(), Self: zkserver.Member{ID: 1, ClientPort: ports[0]}, FullJIT: full})
+		t.Cleanup(func() {
+			if err := ports.Release(); err != nil {
+				t.Error(err)
+			}
+		})
+		p, err := zkserver.Start(inst, zkserver.Config{Dir: t.TempDir(), Self: zkserver.Member{ID: 1, ClientPort: ports.Ports()[0]}, FullJIT: full})
 		if err != nil {
 			t.Fatal(err)
 		}

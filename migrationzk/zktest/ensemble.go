@@ -17,6 +17,11 @@ import (
 // Ensemble is a three-member (or larger) ZooKeeper ensemble on loopback.
 // Each member reaches the others' quorum and election ports through
 // proxies of its own, so that Partition can cut members from each other.
+// The members' ports stay reserved to the ensemble until Close, while a
+// member is stopped too: no server of another Ensemble or Server, in this
+// process or another, is given them, nor does the kernel give them to a
+// socket it numbers itself, so a client or member that reaches a port of
+// the ensemble reaches the ensemble.
 type Ensemble struct {
 	// Members are the servers of the ensemble, by ID from 1.
 	Members []*Member
@@ -26,8 +31,9 @@ type Ensemble struct {
 	// started with security options, such as WithTLS; Connect uses it.
 	// The members share one CA and one server certificate.
 	Security
-	dir string     // holds the members' data; removed by Close
-	net *quorumNet // carries the traffic between members
+	dir   string                // holds the members' data; removed by Close
+	net   *quorumNet            // carries the traffic between members
+	ports *zkserver.Reservation // the members' ports, held until Close
 }
 
 // Member is one server of an Ensemble.
@@ -75,35 +81,51 @@ func NewEnsemble(n int, opts ...Option) (*Ensemble, error) {
 		if attempt == startAttempts {
 			return nil, errors.Join(err, e.Close())
 		}
-		// Most likely a port found free was taken before its member bound
-		// it (by another process, or a proxy): start again on others.
+		// Most likely a port reserved was bound before its member bound
+		// it, by a process that does not reserve ports: start again on
+		// others.
 		if err := e.stopMembers(); err != nil {
 			return nil, errors.Join(err, e.Close())
 		}
 	}
 }
 
-// stopMembers stops the members started so far and their proxies, and
-// removes their data, so that start can run again.
+// stopMembers stops the members started so far and their proxies,
+// removes their data and releases their ports, so that start can run
+// again.
 func (e *Ensemble) stopMembers() error {
 	var errs []error
 	for _, m := range e.Members {
 		errs = append(errs, m.proc.Stop(stopTimeout), os.RemoveAll(filepath.Join(e.dir, fmt.Sprintf("member-%d", m.ID))))
 	}
+	errs = append(errs, e.closeNet())
+	e.Members, e.Servers = nil, nil
+	return errors.Join(errs...)
+}
+
+// closeNet stops the proxies and releases the members' ports; the
+// members must be stopped.
+func (e *Ensemble) closeNet() error {
+	var errs []error
 	if e.net != nil {
 		errs = append(errs, e.net.close())
 	}
-	e.Members, e.Servers, e.net = nil, nil, nil
+	if e.ports != nil {
+		errs = append(errs, e.ports.Release())
+	}
+	e.net, e.ports = nil, nil
 	return errors.Join(errs...)
 }
 
 // start starts n members configured as base and waits until they serve
 // clients.
 func (e *Ensemble) start(inst zkserver.Install, n int, base zkserver.Config) error {
-	ports, err := zkserver.FreePorts(3 * n)
+	reserved, err := zkserver.ReservePorts(3 * n)
 	if err != nil {
 		return fmt.Errorf("zktest: %w", err)
 	}
+	e.ports = reserved // released by stopMembers or Close
+	ports := reserved.Ports()
 	real := make([]zkserver.Member, n)
 	quorum, election := make([]int, n), make([]int, n)
 	for i := range real {
@@ -169,10 +191,7 @@ func (e *Ensemble) Close() error {
 	for _, m := range e.Members {
 		errs = append(errs, m.proc.Stop(stopTimeout))
 	}
-	if e.net != nil {
-		errs = append(errs, e.net.close())
-	}
-	errs = append(errs, os.RemoveAll(e.dir))
+	errs = append(errs, e.closeNet(), os.RemoveAll(e.dir))
 	return errors.Join(errs...)
 }
 

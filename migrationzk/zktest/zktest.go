@@ -4,14 +4,15 @@
 // Start gives a test a ZooKeeper of its own: the ensemble named by
 // ZK_SERVERS, under a root path no other test uses, or else a standalone
 // server started from a local installation ($ZOOKEEPER_HOME, or Debian's
-// zookeeper package under /usr/share/zookeeper) on a free loopback port, and
-// stopped when the test ends. StartEnsemble starts a three-member ensemble
-// whose members can be stopped, killed and restarted, and cut from each
-// other while clients still reach them all: Partition, Isolate and Heal
-// act on the links between members, and a member's Status and the
-// ensemble's WaitLeader tell who leads and what each member applied.
-// NewServer and NewEnsemble do the same without a testing.TB, for
-// programs, which Close what they get. FaultDialer sits between a client and the server and cuts
+// zookeeper package under /usr/share/zookeeper) on a loopback port reserved
+// to it until it is closed, running or not, and stopped when the test
+// ends. StartEnsemble starts a three-member ensemble whose members can be
+// stopped, killed and restarted, and cut from each other while clients
+// still reach them all: Partition, Isolate and Heal act on the links
+// between members, and a member's Status and the ensemble's WaitLeader
+// tell who leads and what each member applied. NewServer and NewEnsemble
+// do the same without a testing.TB, for programs, which Close what they
+// get. FaultDialer sits between a client and the server and cuts
 // connections around chosen requests: after the server applied one (a lost
 // acknowledgement) or before it was sent; a fault that never fires fails
 // the test. ExpireSession ends a client's session from outside.
@@ -69,8 +70,8 @@ const (
 	startTimeout = 60 * time.Second
 	stopTimeout  = 10 * time.Second
 	// startAttempts bounds the tries at starting a standalone server or
-	// the members of an ensemble: a free port can be taken by another
-	// process before the server binds it.
+	// the members of an ensemble: a reserved port can be bound by a
+	// process that does not reserve ports before the server binds it.
 	startAttempts = 3
 )
 
@@ -97,8 +98,9 @@ type Server struct {
 	// with security options, such as WithTLS; Connect uses it.
 	Security
 
-	proc *zkserver.Process // nil for a shared ensemble
-	dir  string            // holds the data of proc; removed by Close
+	proc  *zkserver.Process     // nil for a shared ensemble
+	ports *zkserver.Reservation // proc's port, held until Close
+	dir   string                // holds the data of proc; removed by Close
 }
 
 // Option configures a server that Start, StartEnsemble, NewServer or
@@ -155,9 +157,10 @@ func WithTickTime(d time.Duration) Option { return func(o *options) { o.tickTime
 // does for HTTP; the caller must Close it. With ZK_SERVERS set it is that
 // ensemble under a fresh root path ("/zktest/server-1a2b3c4d", see
 // Server.Root), which Close removes with everything below it. Otherwise it
-// is a standalone server started from a local installation on a free
-// loopback port, with its data in a temporary directory; Close stops it
-// and removes the directory. When neither can be had, the error says how
+// is a standalone server started from a local installation on a loopback
+// port reserved to it until Close (see Ensemble), with its data in a
+// temporary directory; Close stops it, releases the port and removes the
+// directory. When neither can be had, the error says how
 // to get a server.
 func NewServer(opts ...Option) (*Server, error) {
 	o := collect(opts)
@@ -228,11 +231,12 @@ func newStandalone(o options) (*Server, error) {
 	cfg := zkserver.Config{Dir: serverDir, TickTime: o.tickTime, ForceSync: o.forceSync, FullJIT: o.fullJIT, TLS: serverTLS, Settings: settings, JVMFlags: jvmFlags}
 	for attempt := 1; attempt <= startAttempts; attempt++ {
 		var p *zkserver.Process
-		if p, err = startStandalone(inst, cfg); err == nil {
-			return &Server{Servers: []string{p.Addr()}, Security: *sec, proc: p, dir: dir}, nil
+		var ports *zkserver.Reservation
+		if p, ports, err = startStandalone(inst, cfg); err == nil {
+			return &Server{Servers: []string{p.Addr()}, Security: *sec, proc: p, ports: ports, dir: dir}, nil
 		}
-		// Most likely another process took the port in between; try
-		// another, on a clean directory.
+		// Most likely a process that does not reserve ports bound the
+		// port in between; try another, on a clean directory.
 		if rmErr := os.RemoveAll(serverDir); rmErr != nil {
 			err = errors.Join(err, rmErr)
 			break
@@ -242,25 +246,25 @@ func newStandalone(o options) (*Server, error) {
 	return nil, fmt.Errorf("zktest: %w", err)
 }
 
-// startStandalone starts a server configured as cfg on a free port and
-// waits until it serves clients.
-func startStandalone(inst zkserver.Install, cfg zkserver.Config) (*zkserver.Process, error) {
-	ports, err := zkserver.FreePorts(1)
+// startStandalone starts a server configured as cfg on a port it
+// reserves and waits until it serves clients. The caller releases the
+// port once the server has stopped.
+func startStandalone(inst zkserver.Install, cfg zkserver.Config) (*zkserver.Process, *zkserver.Reservation, error) {
+	ports, err := zkserver.ReservePorts(1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cfg.Self = zkserver.Member{ID: 1, ClientPort: ports[0]}
+	cfg.Self = zkserver.Member{ID: 1, ClientPort: ports.Ports()[0]}
 	p, err := zkserver.Start(inst, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, errors.Join(err, ports.Release())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	if err := p.WaitReady(ctx); err != nil {
-		_ = p.Kill()
-		return nil, err
+		return nil, nil, errors.Join(err, p.Kill(), ports.Release())
 	}
-	return p, nil
+	return p, ports, nil
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -294,7 +298,7 @@ func (s *Server) Close() error {
 		return removeRoot(s.Servers, s.Root)
 	}
 	stopErr := s.proc.Stop(stopTimeout)
-	return errors.Join(stopErr, os.RemoveAll(s.dir))
+	return errors.Join(stopErr, s.ports.Release(), os.RemoveAll(s.dir))
 }
 
 func removeRoot(servers []string, root string) error {
