@@ -13,7 +13,7 @@ import (
 
 	"github.com/kraftmigration/zkwriter/internal/epochscan"
 	"github.com/kraftmigration/zkwriter/internal/monitor"
-	"github.com/kraftmigration/zkwriter/internal/must"
+	"github.com/kraftmigration/zkwriter/internal/testkit/must"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/internal/must"
+	"github.com/kraftmigration/zkwriter/internal/testkit/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/dualwrite"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"

@@ -6,8 +6,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/must"
-	"github.com/kraftmigration/zkwriter/internal/securitytest"
+	"github.com/kraftmigration/zkwriter/internal/testkit/must"
+	"github.com/kraftmigration/zkwriter/internal/testkit/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"

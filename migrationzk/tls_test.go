@@ -3,7 +3,7 @@ package migrationzk_test
 import (
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/internal/securitytest"
+	"github.com/kraftmigration/zkwriter/internal/testkit/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )

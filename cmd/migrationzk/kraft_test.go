@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/internal/kraftfixtures"
 	"github.com/kraftmigration/zkwriter/internal/kraftlog"
+	"github.com/kraftmigration/zkwriter/internal/testkit/kraftfixtures"
 	"github.com/kraftmigration/zkwriter/migrationzk/kraftmeta"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"

@@ -14,7 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
 
-	"github.com/kraftmigration/zkwriter/internal/must"
+	"github.com/kraftmigration/zkwriter/internal/testkit/must"
 	"github.com/kraftmigration/zkwriter/migrationzk"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"

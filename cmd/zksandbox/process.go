@@ -18,7 +18,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/zkserver"
+	"github.com/kraftmigration/zkwriter/internal/testkit/zkserver"
 )
 
 // serveCommand is the command start runs in the background: it runs the

@@ -15,8 +15,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/kraftmigration/zkwriter/internal/monitor/monitortest"
-	"github.com/kraftmigration/zkwriter/internal/promtest"
 	"github.com/kraftmigration/zkwriter/internal/quorum/quorumtest"
+	"github.com/kraftmigration/zkwriter/internal/testkit/promtest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 	"github.com/kraftmigration/zkwriter/migrationzk/znode"
 )

@@ -9,7 +9,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v2"
 
-	"github.com/kraftmigration/zkwriter/internal/promtest"
+	"github.com/kraftmigration/zkwriter/internal/testkit/promtest"
 )
 
 // ruleFile is the part of a Prometheus rule file the tests read.

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/internal/kraftfixtures"
 	"github.com/kraftmigration/zkwriter/internal/kraftlog"
+	"github.com/kraftmigration/zkwriter/internal/testkit/kraftfixtures"
 )
 
 // decodedRecord is a record of a file, decoded, with Kafka's JSON of it.

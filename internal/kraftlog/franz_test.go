@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kraftmigration/zkwriter/internal/kraftfixtures"
 	"github.com/kraftmigration/zkwriter/internal/kraftlog"
+	"github.com/kraftmigration/zkwriter/internal/testkit/kraftfixtures"
 )
 
 // fixtureFiles lists every segment, snapshot and bootstrap checkpoint of

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/internal/kraftfixtures"
 	"github.com/kraftmigration/zkwriter/internal/kraftlog"
+	"github.com/kraftmigration/zkwriter/internal/testkit/kraftfixtures"
 )
 
 // scenarioLine is a line of a scenario's records.jsonl.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/internal/kraftfixtures"
+	"github.com/kraftmigration/zkwriter/internal/testkit/kraftfixtures"
 )
 
 // TestSegmentWriterMatchesKafka writes the first two batches of the

@@ -3,7 +3,7 @@ package dualwrite_test
 import (
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/internal/securitytest"
+	"github.com/kraftmigration/zkwriter/internal/testkit/securitytest"
 )
 
 // Fault: reply lost after commit and request lost, on a server that

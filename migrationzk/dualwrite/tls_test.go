@@ -3,7 +3,7 @@ package dualwrite_test
 import (
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/internal/securitytest"
+	"github.com/kraftmigration/zkwriter/internal/testkit/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"
 )
 

@@ -11,7 +11,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/kraftmigration/zkwriter/internal/kraftfixtures"
+	"github.com/kraftmigration/zkwriter/internal/testkit/kraftfixtures"
 	"github.com/kraftmigration/zkwriter/migrationzk/kraftmeta"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/zkserver"
+	"github.com/kraftmigration/zkwriter/internal/testkit/zkserver"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 )
 

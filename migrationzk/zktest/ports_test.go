@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/zkserver"
+	"github.com/kraftmigration/zkwriter/internal/testkit/zkserver"
 )
 
 // hunterEnv, when set in the environment of this test binary, makes it

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kraftmigration/zkwriter/internal/securitytest"
+	"github.com/kraftmigration/zkwriter/internal/testkit/securitytest"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"

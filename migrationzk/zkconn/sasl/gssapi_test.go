@@ -19,7 +19,7 @@ import (
 	"github.com/jcmturner/gokrb5/v8/messages"
 	"github.com/jcmturner/gokrb5/v8/types"
 
-	"github.com/kraftmigration/zkwriter/internal/krb5kdc"
+	"github.com/kraftmigration/zkwriter/internal/testkit/krb5kdc"
 )
 
 // testRealm is a KDC with the principals kafka and zookeeper/localhost.

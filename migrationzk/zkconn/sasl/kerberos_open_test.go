@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/kraftmigration/zkwriter/internal/securitytest"
-	"github.com/kraftmigration/zkwriter/internal/zkserver"
+	"github.com/kraftmigration/zkwriter/internal/testkit/securitytest"
+	"github.com/kraftmigration/zkwriter/internal/testkit/zkserver"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn"
 	"github.com/kraftmigration/zkwriter/migrationzk/zkconn/sasl"
 	"github.com/kraftmigration/zkwriter/migrationzk/zktest"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kraftmigration/zkwriter/internal/krb5kdc"
+	"github.com/kraftmigration/zkwriter/internal/testkit/krb5kdc"
 )
 
 // fakeResolver maps names to addresses and back.

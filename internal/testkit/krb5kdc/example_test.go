@@ -5,7 +5,7 @@ import (
 	"log"
 	"time"
 
-	"github.com/kraftmigration/zkwriter/internal/krb5kdc"
+	"github.com/kraftmigration/zkwriter/internal/testkit/krb5kdc"
 )
 
 // A realm with a service principal and a client principal, each with a

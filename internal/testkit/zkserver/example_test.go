@@ -7,7 +7,7 @@ import (
 	"log"
 	"time"
 
-	"github.com/kraftmigration/zkwriter/internal/zkserver"
+	"github.com/kraftmigration/zkwriter/internal/testkit/zkserver"
 )
 
 // A standalone server that serves clients over TLS only, needs client

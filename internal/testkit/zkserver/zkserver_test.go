@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kraftmigration/zkwriter/internal/zkserver"
+	"github.com/kraftmigration/zkwriter/internal/testkit/zkserver"
 )
 
 // A server's JVM stops at its first compiler unless FullJIT is set: the
