@@ -4,10 +4,10 @@ import "slices"
 
 // MutableHashMapOrderOfDecimals returns the order MutableHashMapOrder gives
 // the decimal strings of ids (strconv.Itoa) put in ascending order of the
-// ids, as ids: the keys of Kafka's partition-id maps, which it builds from
-// integers in that order. ids must be distinct and may come in any order;
-// they are neither formatted nor sorted first. It takes time linear in
-// len(ids).
+// ids, as positions in ids: the keys of Kafka's partition-id maps, which it
+// builds from integers in that order. ids must be distinct and may come in
+// any order; they are neither formatted nor sorted first. It takes time
+// linear in len(ids).
 func MutableHashMapOrderOfDecimals(ids []int32) []int32 {
 	tableLen := mutableHashMapTableLen(MutableHashMapDefaultCapacity)
 	for n := 1; n <= len(ids); n++ {
@@ -26,7 +26,7 @@ func MutableHashMapOrderOfDecimals(ids []int32) []int32 {
 	for b := 1; b <= tableLen; b++ {
 		starts[b] += starts[b-1]
 	}
-	order := make([]int32, len(ids))
+	order := make([]int32, len(ids))  // positions in ids
 	spread := make([]int32, len(ids)) // the spread hash of order[i]
 	next := slices.Clone(starts)      // the next free position of each bucket
 	for i, id := range ids {
@@ -34,11 +34,11 @@ func MutableHashMapOrderOfDecimals(ids []int32) []int32 {
 		at := next[b]
 		next[b]++
 		// Inside a bucket, by hash, then by id (the order of the puts).
-		for at > starts[b] && (spread[at-1] > hashes[i] || spread[at-1] == hashes[i] && order[at-1] > id) {
+		for at > starts[b] && (spread[at-1] > hashes[i] || spread[at-1] == hashes[i] && ids[order[at-1]] > id) {
 			order[at], spread[at] = order[at-1], spread[at-1]
 			at--
 		}
-		order[at], spread[at] = id, hashes[i]
+		order[at], spread[at] = int32(i), hashes[i]
 	}
 	return order
 }
