@@ -16,6 +16,8 @@ type executor struct {
 	conn  Conn
 	opts  options
 	stats *counters
+	// waiter runs the requests of calls whose context can end.
+	waiter *waiter
 }
 
 // read runs a read-only request until it gets an answer from ZooKeeper,
@@ -24,7 +26,7 @@ type executor struct {
 // the caller must not read what fn sets.
 func (e *executor) read(ctx context.Context, r *retrier, fn func() error) error {
 	for {
-		returned, err := call(ctx, fn)
+		returned, err := call(ctx, e.waiter, fn)
 		if !returned {
 			return ctx.Err()
 		}
@@ -253,7 +255,7 @@ func (e *executor) attempt(ctx context.Context, w write, attempt int) (returned 
 	if w.prepare != nil {
 		w.prepare()
 	}
-	return call(ctx, w.send)
+	return call(ctx, e.waiter, w.send)
 }
 
 // settle asks w's verify step for the verdict on a rejected attempt.
