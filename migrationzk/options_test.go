@@ -33,24 +33,30 @@ func TestValidatePath(t *testing.T) {
 }
 
 // Paths checked in turn by a pathChecker, which skips the directory they
-// share with a valid path before, get validatePath's verdict: each path
-// after a valid one below the same directory, with every problem
-// validatePath finds at the start, middle or end of what follows it.
+// share with one of the last two valid paths, get validatePath's verdict:
+// each path after valid ones below the same directory and below another,
+// with every problem validatePath finds at the start, middle or end of
+// what follows it.
 func TestPathCheckerAsValidatePath(t *testing.T) {
 	dirs := []string{"/", "/a/", "/brokers/topics/caf\u00e9/partitions/"}
 	tails := []string{"", "x", "0/state", "/x", "x/", ".", "..", "./x", "../x", "x/.", "x/..", "x//y",
 		"x\x01", "\u00e9\x01", "\x7f", "x\ue000", ".x", "..x", "\u00e9", "\xff"}
 	for _, dir := range dirs {
-		for _, tail := range tails {
-			var c pathChecker
-			prev := dir + "ok"
-			if err := c.check(prev); err != nil {
-				t.Fatalf("check(%q) = %v", prev, err)
-			}
-			p := dir + tail
-			got, want := c.check(p), validatePath(p)
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("after %q: check(%q) = %v, validatePath = %v", prev, p, got, want)
+		for _, other := range dirs {
+			for _, tail := range tails {
+				// dir is the checker's latest directory, or the one before
+				// it when other comes after it.
+				var c pathChecker
+				for _, prev := range []string{dir + "ok", other + "x/ok"} {
+					if err := c.check(prev); err != nil {
+						t.Fatalf("check(%q) = %v", prev, err)
+					}
+				}
+				p := dir + tail
+				got, want := c.check(p), validatePath(p)
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("after %q and %q: check(%q) = %v, validatePath = %v", dir+"ok", other+"x/ok", p, got, want)
+				}
 			}
 		}
 	}

@@ -114,24 +114,36 @@ func validateOp(i int, op Op, paths *pathChecker) error {
 // pathChecker checks the paths of a batch's ops in turn, as
 // validatePath does, without checking again the directory they share
 // with a path checked before: a batch's ops mostly write below one
-// znode, such as a new topic's partitions.
+// znode, such as a new topic's partitions and their states.
 type pathChecker struct {
-	// dir is a valid path's prefix that ends with '/': a path that
-	// starts with it has no problem there, for every segment of dir is a
-	// whole segment of a valid path and no character straddles its end.
-	dir string
+	// dirs are the directories of the last two valid paths, the latest
+	// first, each ending with '/': a path that starts with one has no
+	// problem there, for every segment of it is a whole segment of a
+	// valid path and no character straddles its end.
+	dirs [2]string
 }
 
 // check checks p as validatePath does.
 func (c *pathChecker) check(p string) error {
-	if c.dir != "" && len(p) > len(c.dir) && strings.HasPrefix(p, c.dir) {
-		return validatePath(p[len(c.dir)-1:])
+	var err error
+	switch {
+	case c.below(p, c.dirs[0]):
+		err = validatePath(p[len(c.dirs[0])-1:])
+	case c.below(p, c.dirs[1]):
+		err = validatePath(p[len(c.dirs[1])-1:])
+	default:
+		err = validatePath(p)
 	}
-	err := validatePath(p)
-	if err == nil {
-		c.dir = p[:strings.LastIndexByte(p, '/')+1]
+	if dir := p[:strings.LastIndexByte(p, '/')+1]; err == nil && dir != c.dirs[0] {
+		c.dirs[0], c.dirs[1] = dir, c.dirs[0]
 	}
 	return err
+}
+
+// below reports whether p is a path below dir, a directory of a valid
+// path.
+func (c *pathChecker) below(p, dir string) bool {
+	return dir != "" && len(p) > len(dir) && strings.HasPrefix(p, dir)
 }
 
 // overhead is the size of a transaction without its ops, with contentLen
