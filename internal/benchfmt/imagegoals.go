@@ -10,8 +10,8 @@ const (
 )
 
 func readRows(r run) []row {
-	const what = "Read of 100,000 partition states / the same reads with the bare client (64 in flight), median"
-	m, ok := metrics(r, readBench, "read/raw-p50-ratio", "read-p50-us", "raw-p50-us",
+	const what = "Read of 100,000 partition states / the same reads with the bare client (64 in flight), median of the ratios in each iteration (medians)"
+	m, ok := metrics(r, readBench, "read/raw-paired-p50-ratio", "read-p50-us", "raw-p50-us",
 		"raw-paged/raw-p50-ratio", "read-cpu-p50-us", "raw-cpu-p50-us")
 	if !ok {
 		return []row{missingRow("8", what, readBench)}
@@ -26,8 +26,8 @@ func readRows(r run) []row {
 }
 
 func syncRows(r run) []row {
-	const what = "Sync of a 1% change / Read + a Batch of the change alone, median"
-	m, ok := metrics(r, syncBench, "sync/read+apply-p50-ratio", "sync-p50-us", "read-p50-us", "apply-p50-us",
+	const what = "Sync of a 1% change / Read + a Batch of the change alone, median of the ratios in each iteration (medians)"
+	m, ok := metrics(r, syncBench, "sync/read+apply-paired-p50-ratio", "sync-p50-us", "read-p50-us", "apply-p50-us",
 		"sync-write-ops", "changed-partitions", "sync/read-p50-ratio", "sync-read-p50-us", "sync-apply-p50-us")
 	if !ok {
 		return []row{missingRow("9", what, syncBench)}
