@@ -16,10 +16,9 @@ func MutableHashMapOrderOfDecimals(ids []int32) []int32 {
 		}
 	}
 	mask := uint32(tableLen - 1)
-	hashes := make([]int32, len(ids))
+	hashes := decimalHashes(ids)
 	starts := make([]int32, tableLen+1) // the first position of each bucket
-	for i, id := range ids {
-		h := decimalHash(id)
+	for i, h := range hashes {
 		hashes[i] = h ^ int32(uint32(h)>>16)
 		starts[uint32(hashes[i])&mask+1]++
 	}
@@ -41,6 +40,27 @@ func MutableHashMapOrderOfDecimals(ids []int32) []int32 {
 		order[at], spread[at] = int32(i), hashes[i]
 	}
 	return order
+}
+
+// decimalHashes returns decimalHash of each of ids. Ids 0 to n-1 in
+// order, as a topic's partitions mostly are, hash from the hash of their
+// decimal string less its last digit, found before them.
+func decimalHashes(ids []int32) []int32 {
+	hashes := make([]int32, len(ids))
+	for i, id := range ids {
+		if id != int32(i) {
+			for j, id := range ids[i:] {
+				hashes[i+j] = decimalHash(id)
+			}
+			break
+		}
+		if i < 10 {
+			hashes[i] = '0' + id
+		} else {
+			hashes[i] = 31*hashes[i/10] + '0' + id%10
+		}
+	}
+	return hashes
 }
 
 // decimalHash is Java's String.hashCode of the decimal string of id.
