@@ -40,8 +40,10 @@ type options struct {
 	root            string
 	maxRequestBytes int
 	// aclPolicy gives the ACL of a znode created at a path relative to
-	// the root.
+	// the root; acl is its answer for every path when it is the same for
+	// all (the default and WithACL), else nil.
 	aclPolicy func(path string) []zk.ACL
+	acl       []zk.ACL
 	now       func() time.Time
 	// rollbackSafeEpochs makes a leadership claim raise /controller_epoch
 	// to at least the claimant's KRaft controller epoch.
@@ -56,6 +58,7 @@ func defaultOptions() options {
 		logger:          slog.New(discardHandler{}),
 		maxRequestBytes: DefaultMaxRequestBytes,
 		aclPolicy:       func(string) []zk.ACL { return world },
+		acl:             world,
 		now:             time.Now,
 	}
 }
@@ -206,13 +209,16 @@ func WithACL(acl []zk.ACL) Option {
 			}
 		}
 		acl := append([]zk.ACL(nil), acl...)
-		o.aclPolicy = func(string) []zk.ACL { return acl }
+		o.aclPolicy, o.acl = func(string) []zk.ACL { return acl }, acl
 	}
 }
 
 // aclFor returns the ACL of a znode created at full, a path under the
 // root: the policy's answer for the path relative to the root.
 func (o *options) aclFor(full string) []zk.ACL {
+	if o.acl != nil {
+		return o.acl
+	}
 	rel := strings.TrimPrefix(full, o.root)
 	if rel == "" {
 		rel = "/"

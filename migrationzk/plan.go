@@ -125,19 +125,21 @@ type pathChecker struct {
 
 // check checks p as validatePath does.
 func (c *pathChecker) check(p string) error {
-	var err error
+	skip, latest := 0, false // the length of the directory p is known valid in, and whether it is dirs[0]
 	switch {
 	case c.below(p, c.dirs[0]):
-		err = validatePath(p[len(c.dirs[0])-1:])
+		skip, latest = len(c.dirs[0]), true
 	case c.below(p, c.dirs[1]):
-		err = validatePath(p[len(c.dirs[1])-1:])
-	default:
-		err = validatePath(p)
+		skip = len(c.dirs[1])
 	}
-	if dir := p[:strings.LastIndexByte(p, '/')+1]; err == nil && dir != c.dirs[0] {
-		c.dirs[0], c.dirs[1] = dir, c.dirs[0]
+	if err := validatePath(p[max(skip-1, 0):]); err != nil {
+		return err
 	}
-	return err
+	// p's directory, found past what p shares with the one it matched.
+	if end := skip + strings.LastIndexByte(p[skip:], '/') + 1; end != skip || !latest {
+		c.dirs[0], c.dirs[1] = p[:end], c.dirs[0]
+	}
+	return nil
 }
 
 // below reports whether p is a path below dir, a directory of a valid
