@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -119,17 +120,19 @@ func (e *executor) getAll(ctx context.Context, paths []string) ([]znodeState, er
 }
 
 // inParallel runs fn(0) to fn(n-1), maxReadsInFlight at a time, and
-// returns their errors joined.
+// returns their errors joined. Each of up to maxReadsInFlight goroutines
+// takes the next index until none is left.
 func inParallel(n int, fn func(i int) error) error {
 	errs := make([]error, n)
-	sem := make(chan struct{}, maxReadsInFlight)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		sem <- struct{}{}
+	for w := 0; w < min(n, maxReadsInFlight); w++ {
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = fn(i)
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				errs[i] = fn(i)
+			}
 		}()
 	}
 	wg.Wait()
