@@ -412,14 +412,29 @@ func statePaths(topic string, names []string) []string {
 	return out
 }
 
-// partitionStates reads the states at paths into their topics' partitions.
-func (r *imageReader) partitionStates(ctx context.Context, topics []*Topic, paths []string) error {
-	zs, err := r.read(ctx, paths...)
-	if err != nil {
-		return err
-	}
+// statesDecode is the decoding of a page's partition states into its
+// topics, on a goroutine of its own.
+type statesDecode struct {
+	topics []*Topic // nil for a topic that is gone or does not decode
+	done   chan struct{}
+	// Set once done is closed: the states that do not decode, and how
+	// many did.
+	bad     []UndecodableZnode
+	decoded int
+}
+
+// decodeStates starts decoding the states zs into the partitions of
+// topics.
+func decodeStates(topics []*Topic, zs []migrationzk.Znode) *statesDecode {
+	d := &statesDecode{topics: topics, done: make(chan struct{})}
+	go d.decode(zs)
+	return d
+}
+
+func (d *statesDecode) decode(zs []migrationzk.Znode) {
+	defer close(d.done)
 	byName := map[string]*Topic{}
-	for _, t := range topics {
+	for _, t := range d.topics {
 		if t != nil {
 			byName[t.Name] = t
 		}
@@ -430,16 +445,15 @@ func (r *imageReader) partitionStates(ctx context.Context, topics []*Topic, path
 		}
 		st, err := znode.DecodePartitionState(z.Data)
 		if err != nil {
-			r.bad(z.Path, err)
+			d.bad = append(d.bad, undecodable(z.Path, err))
 			continue
 		}
 		topic, id := splitStatePath(z.Path)
 		if t := byName[topic]; t != nil {
 			t.setState(id, PartitionState{Leader: st.Leader, LeaderEpoch: st.LeaderEpoch, ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState})
 		}
-		r.done.Partitions++
+		d.decoded++
 	}
-	return nil
 }
 
 // setState records the state read for partition id of t, assigned or

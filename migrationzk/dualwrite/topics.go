@@ -217,40 +217,48 @@ func isTopicNameChar(r rune) bool {
 // A tool that pages through the topics as Read does takes as many.
 const TopicsPerPage = 500
 
-// topics reads every topic with its partitions.
+// topics reads every topic with its partitions, a page at a time: while
+// one page's partition states decode, the next page's reads are in
+// flight.
 func (r *imageReader) topics(ctx context.Context) error {
 	names, err := r.children(ctx, znode.TopicsPath)
 	if err != nil {
 		return err
 	}
 	r.done.TopicsTotal = len(names)
+	var decoding *statesDecode // the page before
 	for len(names) > 0 {
 		page := names[:min(len(names), TopicsPerPage)]
 		names = names[len(page):]
-		if err := r.topicPage(ctx, page); err != nil {
+		next, err := r.topicPage(ctx, page)
+		if decoding != nil {
+			r.finishPage(decoding)
+		}
+		if err != nil {
 			return err
 		}
-		r.done.Topics += len(page)
-		if r.progress != nil {
-			r.progress(r.done)
-		}
+		decoding = next
+	}
+	if decoding != nil {
+		r.finishPage(decoding)
 	}
 	return nil
 }
 
-// topicPage reads the topics named in page.
-func (r *imageReader) topicPage(ctx context.Context, page []string) error {
+// topicPage reads the topics named in page, and starts decoding their
+// partitions' states.
+func (r *imageReader) topicPage(ctx context.Context, page []string) (*statesDecode, error) {
 	paths, lists := make([]string, len(page)), make([]string, len(page))
 	for i, name := range page {
 		paths[i], lists[i] = znode.TopicPath(name), znode.TopicPartitionsPath(name)
 	}
 	zs, err := r.read(ctx, paths...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ls, err := r.list(ctx, lists...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var states []string
 	topics := make([]*Topic, len(page))
@@ -261,15 +269,28 @@ func (r *imageReader) topicPage(ctx context.Context, page []string) error {
 			states = append(states, statePaths(name, ls[i].Names)...)
 		}
 	}
-	if err := r.partitionStates(ctx, topics, states); err != nil {
-		return err
+	read, err := r.read(ctx, states...)
+	if err != nil {
+		return nil, err
 	}
-	for _, t := range topics {
+	return decodeStates(topics, read), nil
+}
+
+// finishPage waits for the states of a page to decode, and adds its
+// topics to the Image.
+func (r *imageReader) finishPage(d *statesDecode) {
+	<-d.done
+	r.img.Undecodable = append(r.img.Undecodable, d.bad...)
+	for _, t := range d.topics {
 		if t != nil {
 			r.img.Topics[t.Name] = *t
 		}
 	}
-	return nil
+	r.done.Topics += len(d.topics)
+	r.done.Partitions += d.decoded
+	if r.progress != nil {
+		r.progress(r.done)
+	}
 }
 
 // topic decodes a topic znode; nil when it does not decode or is gone.
