@@ -37,8 +37,8 @@ const (
 	// dualwrite's CreateTopic of 1,000 partitions over one bare multi of
 	// the same creates and checkpoint, on either server.
 	maxCreateOverMulti = 1.1
-	// dualwrite's Read of 100,000 partition states over the same reads
-	// made with the bare client, as many in flight.
+	// dualwrite's Read of 100,000 partition states over the bare client
+	// sending the same requests: its syncs and reads, in its waves.
 	maxReadRatio = 1.2
 	// Sync of a 1% change over a Read plus a Batch of the change alone:
 	// what Sync adds, its diff, must stay within noise of the two.
