@@ -31,7 +31,7 @@ run '^BenchmarkKerberosConnect$' 24
 run '^BenchmarkApplyScaling$' 5
 run '^BenchmarkCreateTopic$' 48
 run '^BenchmarkDeltaScaling$' 5
-run '^BenchmarkRead$' 3
+run '^BenchmarkRead$' 6
 run '^BenchmarkSync$' 6
 run '^BenchmarkImageMemory$' 3
 run '^BenchmarkRememberedDelta$' 200
