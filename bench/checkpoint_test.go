@@ -82,10 +82,14 @@ func (c *checkpointer) raw(tb testing.TB) time.Duration {
 // BenchmarkCheckpoint compares Writer.Update with the bare client writing
 // the same checkpoint to the same znode on the same connection: unfenced
 // against conn.Set, fenced against conn.Multi of the same ops. The two
-// alternate within each iteration, first one then the other, and the
-// metrics are their median latencies and the ratio of those. The Writer
-// is called with context.Background() (ctx=background) and with a
-// cancellable context (ctx=cancel), for which it waits on a goroutine.
+// alternate within each iteration, in changing order, and the metrics are
+// their median latencies and the ratio of those. The Writer is called
+// with context.Background() (ctx=background) and with a cancellable
+// context (ctx=cancel), for which it waits on a goroutine. With ctx=cancel
+// a third variant, Update with context.Background(), takes turns with the
+// other two, and handoff-p50-us is the median over the iterations of the
+// cancellable Update's time less the other's: what the hand-off to that
+// goroutine costs.
 func BenchmarkCheckpoint(b *testing.B) {
 	srv := zktest.Start(b)
 	admin := srv.Connect(b)
@@ -109,21 +113,31 @@ func BenchmarkCheckpoint(b *testing.B) {
 					c.update(b, ctx)
 					c.raw(b)
 				}
-				smp := newSamples(b.N, "update", rawName)
+				names := []string{"update", rawName}
+				if ctxKind == "cancel" {
+					names = append(names, "update-background")
+				}
+				smp, variants := newSamples(b.N, names...), len(names)
 				c.requests = 0
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					for _, v := range order(i, 2) {
-						if v == 0 {
+					for _, v := range order(i, variants) {
+						switch v {
+						case 0:
 							smp.add(0, c.update(b, ctx))
-						} else {
+						case 1:
 							smp.add(1, c.raw(b))
+						default:
+							smp.add(2, c.update(b, context.Background()))
 						}
 					}
 				}
 				b.StopTimer()
 				smp.report(b, [2]int{0, 1})
-				b.ReportMetric(float64(c.requests)/float64(b.N), "requests/update")
+				if ctxKind == "cancel" {
+					b.ReportMetric(smp.pairedDifference(0, 2).Seconds()*1e6, "handoff-p50-us")
+				}
+				b.ReportMetric(float64(c.requests)/float64(b.N*(variants-1)), "requests/update")
 			})
 		}
 	}

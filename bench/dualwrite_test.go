@@ -131,6 +131,13 @@ func applyWrite(tb testing.TB, d *dualWrite) int64 {
 	return d.e.faults.Requests()
 }
 
+// multiWrite writes the batch's creates and checkpoint in one multi of the
+// bare client (bareMulti): the floor Apply is held to.
+func multiWrite(tb testing.TB, d *dualWrite) int64 {
+	bareMulti(tb, d.e, d.ps.paths, d.ps.data, d.e.s)
+	return d.e.faults.Requests()
+}
+
 func kafkaWrite(pipelined bool) func(tb testing.TB, d *dualWrite) int64 {
 	return func(tb testing.TB, d *dualWrite) int64 {
 		k := kafkaBatch{e: d.e, checkpoint: checkpoint(d.e.s), ps: d.ps, acl: worldACL()}
@@ -145,11 +152,14 @@ func kafkaWrite(pipelined bool) func(tb testing.TB, d *dualWrite) int64 {
 
 // BenchmarkDualWrite writes a dual-write batch of 1,000 partition-state
 // znodes (ten topics of 100 partitions, three-replica ISR) and the
-// checkpoint, three ways in turn within each iteration: Writer.Apply, the
-// Kafka-shaped batch sent sequentially, and the same pipelined with up to
-// 32 multis in flight. Each writes under a root of its own; the znodes are
-// deleted after each write, outside the timings. It fails if Apply takes
-// more round trips than the batch's bytes need.
+// checkpoint, four ways in turn within each iteration: Writer.Apply, the
+// Kafka-shaped batch sent sequentially, the same pipelined with up to 32
+// multis in flight, and, for the floor, the same creates and checkpoint in
+// one multi of the bare client. Each writes under a root of its own; the
+// znodes are deleted after each write, outside the timings. It fails if
+// Apply takes more round trips than the batch's bytes need.
+// apply/multi-paired-p50-ratio is the median over the iterations of
+// Apply's time over the bare multi's in the same iteration.
 func BenchmarkDualWrite(b *testing.B) {
 	const n = 1000
 	srv := zktest.Start(b)
@@ -158,6 +168,7 @@ func BenchmarkDualWrite(b *testing.B) {
 		{name: "apply", write: applyWrite},
 		{name: "kafka-seq", write: kafkaWrite(false)},
 		{name: "kafka-pipe", write: kafkaWrite(true)},
+		{name: "multi", write: multiWrite},
 	}
 	for _, v := range variants {
 		v.e = newEnv(b, srv.Servers, admin, srv.Path("/"+v.name), nil)
@@ -166,7 +177,7 @@ func BenchmarkDualWrite(b *testing.B) {
 	}
 	bound := batchRequests(variants[0].e.root, variants[0].ps, checkpoint(variants[0].e.s), migrationzk.DefaultMaxRequestBytes)
 	b.Run("partitions=1000", func(b *testing.B) {
-		smp := newSamples(b.N, "apply", "kafka-seq", "kafka-pipe")
+		smp := newSamples(b.N, "apply", "kafka-seq", "kafka-pipe", "multi")
 		var applyRequests int64
 		for i := 0; i < b.N; i++ {
 			for _, j := range order(i, len(variants)) {
@@ -181,6 +192,7 @@ func BenchmarkDualWrite(b *testing.B) {
 			}
 		}
 		smp.report(b, [2]int{1, 0}, [2]int{2, 0})
+		smp.reportPaired(b, [2]int{0, 3})
 		b.ReportMetric(float64(applyRequests), "apply-requests")
 		b.ReportMetric(float64(bound), "bound-requests")
 	})

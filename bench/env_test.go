@@ -169,6 +169,29 @@ func createRequests(root string, paths []string, data [][]byte, checkpoint []byt
 	return int(math.Ceil(float64(wire.MultiSize(bytes)) / float64(maxRequest)))
 }
 
+// bareMulti creates paths (under e's root) holding data and writes the
+// checkpoint of s in one multi of the bare client, fenced as the Writer
+// fences its transactions, nothing read before: the least ZooKeeper takes
+// to apply them in one transaction. It leaves e's State at s, at the
+// version ZooKeeper holds.
+func bareMulti(tb testing.TB, e *env, paths []string, data [][]byte, s migrationzk.State) {
+	tb.Helper()
+	acl := worldACL()
+	reqs := make([]interface{}, 0, 2+len(paths))
+	reqs = append(reqs,
+		&zk.CheckVersionRequest{Path: e.p(znode.ControllerEpochPath), Version: e.s.ZkControllerEpochZkVersion},
+		&zk.SetDataRequest{Path: e.p(znode.MigrationPath), Data: checkpoint(s), Version: e.s.MigrationZkVersion})
+	for i, p := range paths {
+		reqs = append(reqs, &zk.CreateRequest{Path: e.p(p), Data: data[i], Acl: acl})
+	}
+	res, err := e.conn.Multi(reqs...)
+	if err != nil {
+		tb.Fatalf("bare multi of %d creates: %v", len(paths), err)
+	}
+	e.s = s
+	e.s.MigrationZkVersion = res[1].Stat.Version
+}
+
 // multiChunks sends reqs in multis of at most 500 ops.
 func multiChunks(tb testing.TB, conn *zk.Conn, reqs []interface{}) {
 	tb.Helper()
@@ -220,6 +243,44 @@ func (s *samples) report(b *testing.B, pairs ...[2]int) {
 		ratio := float64(s.quantile(p[0], 0.5)) / float64(s.quantile(p[1], 0.5))
 		b.ReportMetric(ratio, s.names[p[0]]+"/"+s.names[p[1]]+"-p50-ratio")
 	}
+}
+
+// reportPaired reports, for each pair (a, b), the median over the
+// iterations of the ratio of a's latency to b's in the same iteration, as
+// <a>/<b>-paired-p50-ratio. The two ran moments apart, so a change of
+// the machine's load between iterations moves both sides of each ratio
+// alike, where it moves a ratio of medians as it hits one variant's
+// samples more than the other's.
+func (s *samples) reportPaired(b *testing.B, pairs ...[2]int) {
+	for _, p := range pairs {
+		ratios := make([]float64, min(len(s.d[p[0]]), len(s.d[p[1]])))
+		for i := range ratios {
+			ratios[i] = float64(s.d[p[0]][i]) / float64(s.d[p[1]][i])
+		}
+		slices.Sort(ratios)
+		median := math.NaN()
+		if len(ratios) > 0 {
+			median = ratios[len(ratios)/2]
+			if len(ratios)%2 == 0 {
+				median = (ratios[len(ratios)/2-1] + median) / 2
+			}
+		}
+		b.ReportMetric(median, s.names[p[0]]+"/"+s.names[p[1]]+"-paired-p50-ratio")
+	}
+}
+
+// pairedDifference returns the median over the iterations of variant a's
+// latency less variant b's in the same iteration.
+func (s *samples) pairedDifference(a, b int) time.Duration {
+	diffs := make([]time.Duration, min(len(s.d[a]), len(s.d[b])))
+	for i := range diffs {
+		diffs[i] = s.d[a][i] - s.d[b][i]
+	}
+	if len(diffs) == 0 {
+		return 0
+	}
+	slices.Sort(diffs)
+	return diffs[len(diffs)/2]
 }
 
 // order returns the order in which to run k variants in iteration i. Each

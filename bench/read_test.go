@@ -248,7 +248,10 @@ func readVariant(tb testing.TB, k int, c *dualwrite.Client, e *env, partitions i
 // same raw reads in the waves Read makes them (rawPaged), which tells the
 // cost of Read's shape from the cost of its code. The three take turns,
 // in changing order (see order). The -cpu-p50-us figures are the CPU time
-// the process spent in each, the client's side of the cost.
+// the process spent in each, the client's side of the cost;
+// read/raw-paged-paired-p50-ratio is the median over the iterations of
+// Read's time over the bare client's sending the same requests in the
+// same waves (rawPaged), in the same iteration.
 func BenchmarkRead(b *testing.B) {
 	srv := zktest.Start(b)
 	admin := srv.Connect(b)
@@ -268,6 +271,7 @@ func BenchmarkRead(b *testing.B) {
 			}
 		}
 		smp.report(b, [2]int{0, 1}, [2]int{2, 1}, [2]int{0, 2})
+		smp.reportPaired(b, [2]int{0, 2})
 		cpu.report(b)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"runtime"
 	"testing"
 	"time"
 
@@ -154,12 +155,17 @@ func planned(tb testing.TB, p dualwrite.Plan) int {
 // same tree, then a Batch that applies the same number of such changes
 // alone (UpdatePartitions, one per topic), each timed. Sync reads the
 // tree, diffs it against the desired Image, and applies the plan in one
-// Batch, so its time is bounded by the sum of the other two:
-// sync/read+apply-p50-ratio. Each Sync must write exactly the changed
-// partitions' states and the checkpoint (sync-write-ops, counted on the
-// wire, a multi's ops one by one). sync-read-p50-us and
-// sync-apply-p50-us split Sync's time as its report does: its read, and
-// the rest (the diff and the Batch).
+// Batch, so its time is bounded by the sum of the other two, taken in
+// the same iteration: sync/read+apply-paired-p50-ratio is the median over
+// the iterations of Sync's time over theirs, each side reading the whole
+// tree moments from the other, so that the machine's load, which moves a
+// read of the tree by seconds from one minute to the next, moves both
+// sides of each ratio alike; each side starts after a collection, outside
+// the timings, not in the garbage the other left. Each Sync must write
+// exactly the changed partitions' states and the checkpoint
+// (sync-write-ops, counted on the wire, a multi's ops one by one).
+// sync-read-p50-us and sync-apply-p50-us split Sync's time as its report
+// does: its read, and the rest (the diff and the Batch).
 func BenchmarkSync(b *testing.B) {
 	srv := zktest.Start(b)
 	admin := srv.Connect(b)
@@ -171,6 +177,7 @@ func BenchmarkSync(b *testing.B) {
 		var syncOps writeOps
 		for i := 0; i < b.N; i++ {
 			for _, k := range order(i, 2) {
+				runtime.GC() // neither side pays for the garbage of the other's read
 				if k == 0 {
 					d, rep, w := sb.sync(b)
 					sb.checkWrites(b, "Sync", w)
@@ -191,6 +198,7 @@ func BenchmarkSync(b *testing.B) {
 			}
 		}
 		smp.report(b, [2]int{0, 3}, [2]int{0, 1})
+		smp.reportPaired(b, [2]int{0, 3})
 		b.ReportMetric(float64(syncOps.sets+syncOps.creates+syncOps.deletes), "sync-write-ops")
 		b.ReportMetric(float64(sb.topics), "changed-partitions")
 	})

@@ -21,7 +21,7 @@ func WithACLPolicy(policy func(path string) []zk.ACL) Option {
 			o.fail(invalidf("WithACLPolicy(nil)"))
 			return
 		}
-		o.aclPolicy = policy
+		o.aclPolicy, o.acl = policy, nil
 	}
 }
 

@@ -187,7 +187,7 @@ func (b *batch) stateOnError() State {
 // applied records op i as applied; st is its znode's Stat if known, and
 // created the full path ZooKeeper gave a sequential create.
 func (b *batch) applied(i int, st *zk.Stat, created string, recovered bool) {
-	op := b.plan.ops[i]
+	op := &b.plan.ops[i]
 	v := int32(-1)
 	switch {
 	case op.kind == kindCreate:
@@ -197,9 +197,9 @@ func (b *batch) applied(i int, st *zk.Stat, created string, recovered bool) {
 	case op.kind == kindSetData && op.version >= 0:
 		v = op.version + 1
 	}
-	path := op.knownPath()
+	r := &b.results[i] // its Op, and its Path if known before, set by notApplied
+	r.Err, r.Version, r.Recovered = nil, v, recovered
 	if op.sequential && created != "" {
-		path = strings.TrimPrefix(created, b.exec.opts.root)
+		r.Path = strings.TrimPrefix(created, b.exec.opts.root)
 	}
-	b.results[i] = OpResult{Op: op, Version: v, Path: path, Recovered: recovered}
 }

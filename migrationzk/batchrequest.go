@@ -68,17 +68,53 @@ func (a *attempt) prepare() {
 	a.reqs = append(a.reqs,
 		&zk.CheckVersionRequest{Path: b.epochPath, Version: b.s.ZkControllerEpochZkVersion},
 		&zk.SetDataRequest{Path: b.migrationPath, Data: a.content, Version: b.version})
+	var r requests
+	r.room(b.plan.ops, a.ops)
 	for _, i := range a.ops {
-		op, path := b.plan.ops[i], b.plan.paths[i]
+		op, path := &b.plan.ops[i], b.plan.paths[i]
 		switch op.kind {
 		case kindCreate:
-			a.reqs = append(a.reqs, &zk.CreateRequest{Path: path, Data: op.data, Acl: b.exec.opts.aclFor(path), Flags: op.flags()})
+			a.reqs = append(a.reqs, r.create(zk.CreateRequest{Path: path, Data: op.data, Acl: b.exec.opts.aclFor(path), Flags: op.flags()}))
 		case kindSetData:
-			a.reqs = append(a.reqs, &zk.SetDataRequest{Path: path, Data: op.data, Version: op.version})
+			a.reqs = append(a.reqs, r.setData(zk.SetDataRequest{Path: path, Data: op.data, Version: op.version}))
 		case kindDelete:
-			a.reqs = append(a.reqs, &zk.DeleteRequest{Path: path, Version: op.version})
+			a.reqs = append(a.reqs, r.delete(zk.DeleteRequest{Path: path, Version: op.version}))
 		}
 	}
+}
+
+// requests hands out the requests of one multi from a slice per kind,
+// allocated once, rather than one allocation per op.
+type requests struct {
+	creates  []zk.CreateRequest
+	setDatas []zk.SetDataRequest
+	deletes  []zk.DeleteRequest
+}
+
+// room makes room for the ops at indices of ops.
+func (r *requests) room(ops []Op, indices []int) {
+	var n [kindDelete + 1]int
+	for _, i := range indices {
+		n[ops[i].kind]++
+	}
+	r.creates = make([]zk.CreateRequest, 0, n[kindCreate])
+	r.setDatas = make([]zk.SetDataRequest, 0, n[kindSetData])
+	r.deletes = make([]zk.DeleteRequest, 0, n[kindDelete])
+}
+
+func (r *requests) create(c zk.CreateRequest) *zk.CreateRequest {
+	r.creates = append(r.creates, c)
+	return &r.creates[len(r.creates)-1]
+}
+
+func (r *requests) setData(c zk.SetDataRequest) *zk.SetDataRequest {
+	r.setDatas = append(r.setDatas, c)
+	return &r.setDatas[len(r.setDatas)-1]
+}
+
+func (r *requests) delete(c zk.DeleteRequest) *zk.DeleteRequest {
+	r.deletes = append(r.deletes, c)
+	return &r.deletes[len(r.deletes)-1]
 }
 
 // refused names the znode and op of the request that ZooKeeper refused.

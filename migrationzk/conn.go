@@ -31,16 +31,16 @@ func classify(err error) zkerr.Class { return zkerr.Classify(err) }
 // call runs one blocking request and returns its error, giving up waiting
 // when ctx ends: then returned is false, and the request may still be sent
 // and applied (go-zookeeper has no cancellation). A ctx already ended
-// sends nothing.
-func call(ctx context.Context, fn func() error) (returned bool, err error) {
+// sends nothing. A ctx that cannot end runs fn on the caller's goroutine;
+// another runs it on one of w's, so that the caller can stop waiting.
+func call(ctx context.Context, w *waiter, fn func() error) (returned bool, err error) {
 	if ctx.Done() == nil {
 		return true, fn()
 	}
 	if ctx.Err() != nil {
 		return false, nil
 	}
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
+	done := w.start(fn)
 	select {
 	case err := <-done:
 		return true, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -16,6 +17,8 @@ type executor struct {
 	conn  Conn
 	opts  options
 	stats *counters
+	// waiter runs the requests of calls whose context can end.
+	waiter *waiter
 }
 
 // read runs a read-only request until it gets an answer from ZooKeeper,
@@ -24,7 +27,7 @@ type executor struct {
 // the caller must not read what fn sets.
 func (e *executor) read(ctx context.Context, r *retrier, fn func() error) error {
 	for {
-		returned, err := call(ctx, fn)
+		returned, err := call(ctx, e.waiter, fn)
 		if !returned {
 			return ctx.Err()
 		}
@@ -117,17 +120,19 @@ func (e *executor) getAll(ctx context.Context, paths []string) ([]znodeState, er
 }
 
 // inParallel runs fn(0) to fn(n-1), maxReadsInFlight at a time, and
-// returns their errors joined.
+// returns their errors joined. Each of up to maxReadsInFlight goroutines
+// takes the next index until none is left.
 func inParallel(n int, fn func(i int) error) error {
 	errs := make([]error, n)
-	sem := make(chan struct{}, maxReadsInFlight)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		sem <- struct{}{}
+	for w := 0; w < min(n, maxReadsInFlight); w++ {
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = fn(i)
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				errs[i] = fn(i)
+			}
 		}()
 	}
 	wg.Wait()
@@ -253,7 +258,7 @@ func (e *executor) attempt(ctx context.Context, w write, attempt int) (returned 
 	if w.prepare != nil {
 		w.prepare()
 	}
-	return call(ctx, w.send)
+	return call(ctx, e.waiter, w.send)
 }
 
 // settle asks w's verify step for the verdict on a rejected attempt.

@@ -40,8 +40,10 @@ type options struct {
 	root            string
 	maxRequestBytes int
 	// aclPolicy gives the ACL of a znode created at a path relative to
-	// the root.
+	// the root; acl is its answer for every path when it is the same for
+	// all (the default and WithACL), else nil.
 	aclPolicy func(path string) []zk.ACL
+	acl       []zk.ACL
 	now       func() time.Time
 	// rollbackSafeEpochs makes a leadership claim raise /controller_epoch
 	// to at least the claimant's KRaft controller epoch.
@@ -56,6 +58,7 @@ func defaultOptions() options {
 		logger:          slog.New(discardHandler{}),
 		maxRequestBytes: DefaultMaxRequestBytes,
 		aclPolicy:       func(string) []zk.ACL { return world },
+		acl:             world,
 		now:             time.Now,
 	}
 }
@@ -206,13 +209,16 @@ func WithACL(acl []zk.ACL) Option {
 			}
 		}
 		acl := append([]zk.ACL(nil), acl...)
-		o.aclPolicy = func(string) []zk.ACL { return acl }
+		o.aclPolicy, o.acl = func(string) []zk.ACL { return acl }, acl
 	}
 }
 
 // aclFor returns the ACL of a znode created at full, a path under the
 // root: the policy's answer for the path relative to the root.
 func (o *options) aclFor(full string) []zk.ACL {
+	if o.acl != nil {
+		return o.acl
+	}
 	rel := strings.TrimPrefix(full, o.root)
 	if rel == "" {
 		rel = "/"
@@ -230,27 +236,47 @@ func validatePath(p string) error {
 	if p == "/" {
 		return nil
 	}
-	if strings.HasSuffix(p, "/") {
+	if p[len(p)-1] == '/' {
 		return errPath("must not end with /")
 	}
-	switch {
-	case strings.Contains(p, "//"):
-		return errPath("empty segment")
-	case strings.Contains(p, "/./") || strings.HasSuffix(p, "/."):
-		return errPath("relative segment .")
-	case strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
-		return errPath("relative segment ..")
-	}
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; {
-		case c >= 0x20 && c < 0x7f:
-		case c >= utf8.RuneSelf:
-			return validateRunes(p[i:])
-		default:
-			return errPath("invalid character")
+	// One pass over p, each problem noted; of several, the error names
+	// the first in the order of the switch below.
+	var empty, dot, dotDot bool
+	odd := -1  // the first byte outside printable ASCII
+	start := 1 // of the segment at i
+	for i := 1; i < len(p); i++ {
+		c := p[i]
+		if c > '/' && c < 0x7f { // most bytes: letters, digits and more
+			continue
+		}
+		switch {
+		case c == '/':
+			empty, dot, dotDot = segmentProblems(p[start:i], empty, dot, dotDot)
+			start = i + 1
+		case (c < 0x20 || c >= 0x7f) && odd < 0:
+			odd = i
 		}
 	}
+	empty, dot, dotDot = segmentProblems(p[start:], empty, dot, dotDot)
+	switch {
+	case empty:
+		return errPath("empty segment")
+	case dot:
+		return errPath("relative segment .")
+	case dotDot:
+		return errPath("relative segment ..")
+	case odd >= 0 && p[odd] >= utf8.RuneSelf:
+		return validateRunes(p[odd:])
+	case odd >= 0:
+		return errPath("invalid character")
+	}
 	return nil
+}
+
+// segmentProblems adds to the problems noted so far those of segment:
+// empty, ".", "..".
+func segmentProblems(segment string, empty, dot, dotDot bool) (bool, bool, bool) {
+	return empty || segment == "", dot || segment == ".", dotDot || segment == ".."
 }
 
 // validateRunes refuses the characters ZooKeeper refuses in a path.

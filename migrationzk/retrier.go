@@ -71,7 +71,29 @@ func (r *retrier) wait(ctx context.Context, err error) error {
 	if err := r.pause(ctx); err != nil {
 		return err
 	}
+	if !errors.Is(err, zk.ErrSessionExpired) {
+		r.awaitDisconnect(ctx)
+	}
 	return r.waitSession(ctx)
+}
+
+// maxStaleSession bounds how long a failed attempt waits for the client to
+// stop reporting the session of the connection that failed.
+const maxStaleSession = 2 * time.Millisecond
+
+// awaitDisconnect gives the client up to maxStaleSession to stop reporting
+// a session after an attempt failed for the loss of its connection:
+// go-zookeeper fails the request before it marks itself disconnected, and
+// a request sent in between is queued for the next connection, where it
+// goes whether or not its call still waits for it. A client that keeps its
+// session (the error was of another kind) is waited for no longer.
+func (r *retrier) awaitDisconnect(ctx context.Context) {
+	deadline := time.Now().Add(maxStaleSession)
+	for poll := minPoll; r.conn.State() == zk.StateHasSession && time.Now().Before(deadline); poll = min(2*poll, maxPoll) {
+		if sleep(ctx, poll) != nil {
+			return
+		}
+	}
 }
 
 // pause sleeps as long as the retry policy says, except before the first

@@ -28,7 +28,7 @@ func TestRetrierPausesFromTheSecondRetryOfAStreak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &executor{conn: sessionConn{}, opts: opts}
+	x := &executor{conn: sessionConn{}, opts: opts, waiter: newWaiter(waiterIdle)}
 	r := x.retrier()
 	short := func() context.Context {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -60,4 +60,45 @@ type countingBackOff struct {
 func (c *countingBackOff) Reset() {
 	*c.resets++
 	c.BackOff.Reset()
+}
+
+// scriptedConn reports the states of script in turn, then holds a
+// session; only State is used.
+type scriptedConn struct {
+	Conn
+	script []zk.State
+	calls  int
+}
+
+func (c *scriptedConn) State() zk.State {
+	c.calls++
+	if c.calls <= len(c.script) {
+		return c.script[c.calls-1]
+	}
+	return zk.StateHasSession
+}
+
+// Fault: an attempt failed for the loss of its connection while the
+// client still reports the session it had (go-zookeeper marks itself
+// disconnected after it fails the request). The retry waits for the
+// client to notice, then for the next session, rather than queue the
+// request for whatever connection comes next; after a reply saying the
+// session expired, which leaves the connection up, it does not wait.
+func TestRetryWaitsForTheLostConnection(t *testing.T) {
+	for _, tc := range []struct {
+		err       error
+		wantCalls int
+	}{
+		{zk.ErrConnectionClosed, 4}, // stale session, disconnected twice, then the new session
+		{zk.ErrSessionExpired, 1},
+	} {
+		conn := &scriptedConn{script: []zk.State{zk.StateHasSession, zk.StateDisconnected, zk.StateDisconnected}}
+		x := &executor{conn: conn, opts: options{newBackOff: defaultOptions().newBackOff}, waiter: newWaiter(waiterIdle)}
+		if err := x.retrier().wait(context.Background(), tc.err); err != nil {
+			t.Fatal(err)
+		}
+		if conn.calls != tc.wantCalls {
+			t.Errorf("after %v: the client's state read %d times, want %d", tc.err, conn.calls, tc.wantCalls)
+		}
+	}
 }

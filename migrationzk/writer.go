@@ -69,7 +69,7 @@ func New(conn Conn, opts ...Option) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{}
-	w.exec = executor{conn: conn, opts: o, stats: &w.counters}
+	w.exec = executor{conn: conn, opts: o, stats: &w.counters, waiter: newWaiter(waiterIdle)}
 	root := w.exec.opts.root
 	w.migrationPath = root + znode.MigrationPath
 	w.epochPath = root + znode.ControllerEpochPath

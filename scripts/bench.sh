@@ -29,10 +29,10 @@ run '^BenchmarkSASLConnect$' 24
 run '^BenchmarkKerberosRecovery$' 24
 run '^BenchmarkKerberosConnect$' 24
 run '^BenchmarkApplyScaling$' 5
-run '^BenchmarkCreateTopic$' 24
+run '^BenchmarkCreateTopic$' 48
 run '^BenchmarkDeltaScaling$' 5
-run '^BenchmarkRead$' 3
-run '^BenchmarkSync$' 3
+run '^BenchmarkRead$' 6
+run '^BenchmarkSync$' 6
 run '^BenchmarkImageMemory$' 3
 run '^BenchmarkRememberedDelta$' 200
 run '^BenchmarkRememberedMemory$' 3

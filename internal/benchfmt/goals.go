@@ -17,11 +17,12 @@ type row struct {
 	missing bool // the benchmark or its metric is not in the output
 }
 
-// Targets of the goals.
+// Targets of the goals. Each is a ratio to what the bare client takes to
+// send the same requests, or to Kafka's shape of them, or of a figure to
+// itself, so that it holds whatever the machine; the absolute times
+// beside them are shown for reading.
 const (
 	maxUpdateRatio = 1.05 // Update's median latency over the bare client's
-	minSeqSpeedup  = 20   // Kafka-shaped sequential batch over Apply
-	maxRecoveryMs  = 50   // median recovery from a dropped reply
 	maxAllocGrowth = 0.5  // allocations per Update, late iterations over early ones
 	maxScalingStep = 1.25 // time per op from one batch size to the next, ten times larger
 	// With refused ops, time per op over the lowest of the smaller
@@ -33,17 +34,29 @@ const (
 	// factor, bounded here; after it time per op must stay flat
 	// (maxScalingStep), which is what rules out a quadratic cost.
 	maxRefusedSpread = 2.0
-	// Kafka-shaped createTopic of 1,000 partitions (2,003 multis, ten in
-	// flight) over dualwrite's CreateTopic.
-	minCreateTopicSpeedup = 10
-	// dualwrite's Read of 100,000 partition states over the same reads
-	// made with the bare client, as many in flight.
+	// dualwrite's CreateTopic of 1,000 partitions over one bare multi of
+	// the same creates and checkpoint, on either server.
+	maxCreateOverMulti = 1.1
+	// dualwrite's Read of 100,000 partition states over the bare client
+	// sending the same requests: its syncs and reads, in its waves.
 	maxReadRatio = 1.2
 	// Sync of a 1% change over a Read plus a Batch of the change alone:
 	// what Sync adds, its diff, must stay within noise of the two.
 	maxSyncRatio = 1.05
 	// Heap an Image holds per partition, 100,000 partitions over 10,000.
 	maxImageGrowth = 1.2
+)
+
+// Targets of goals 2 and 3 on the floor.
+const (
+	// Apply over one bare multi of the same ops and checkpoint.
+	maxApplyOverMulti = 1.1
+	// Recovery from a dropped reply with zkconn.HostProvider over the same
+	// with go-zookeeper's default host provider, on an ensemble, where the
+	// default provider reconnects at once, and on a standalone server,
+	// where it waits a second first.
+	maxRecoveryEnsembleRatio   = 1.25
+	maxRecoveryStandaloneRatio = 0.1
 )
 
 // evaluate turns the benchmark results into the table's rows.
@@ -101,6 +114,9 @@ func checkpointRows(r run) []row {
 			rows = append(rows, row{goal: "1", what: what, bench: bench,
 				figure: fmt.Sprintf("%.3f (%.0f / %.0f µs)", ratio, upd, base),
 				target: fmt.Sprintf("≤ %.2f", maxUpdateRatio), holds: ratio <= maxUpdateRatio})
+			if ctx == "cancel" {
+				rows = append(rows, handoffRow(r, kind, bench, base))
+			}
 			if ctx == "background" {
 				what := kind + " Update: requests on the wire"
 				reqs, ok := metric(r, bench, "requests/update")
@@ -116,22 +132,32 @@ func checkpointRows(r run) []row {
 	return rows
 }
 
+// handoffRow shows what handing a request to the goroutine that waits
+// for it costs an Update with a cancellable context, beside the bare
+// client's round trip of base µs.
+func handoffRow(r run, kind, bench string, base float64) row {
+	what := kind + " Update: hand-off to the goroutine that waits (cancellable less background context, median)"
+	h, ok := metric(r, bench, "handoff-p50-us")
+	if !ok {
+		return missingRow("1", what, bench)
+	}
+	return row{goal: "1", what: what, bench: bench, figure: fmt.Sprintf("%.1f µs of a %.0f µs round trip", h, base)}
+}
+
 func dualWriteRows(r run) []row {
 	const bench = "DualWrite/partitions=1000"
-	seq, ok1 := metric(r, bench, "kafka-seq/apply-p50-ratio")
-	pipe, ok2 := metric(r, bench, "kafka-pipe/apply-p50-ratio")
-	apply, ok3 := metric(r, bench, "apply-p50-us")
-	seqUs, ok4 := metric(r, bench, "kafka-seq-p50-us")
-	pipeUs, ok5 := metric(r, bench, "kafka-pipe-p50-us")
-	reqs, ok6 := metric(r, bench, "apply-requests")
-	bound, ok7 := metric(r, bench, "bound-requests")
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+	m, ok := metrics(r, bench, "kafka-seq/apply-p50-ratio", "kafka-pipe/apply-p50-ratio", "apply-p50-us", "kafka-seq-p50-us",
+		"kafka-pipe-p50-us", "apply-requests", "bound-requests", "apply/multi-paired-p50-ratio", "multi-p50-us")
+	if !ok {
 		return []row{missingRow("2", "dual-write batch of 1,000 partition states", bench)}
 	}
+	seq, pipe, apply, seqUs, pipeUs, reqs, bound, overMulti, multiUs := m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]
 	return []row{
+		{goal: "2", what: "Apply / one bare multi of the same ops, median of the ratios in each iteration (medians)", bench: bench,
+			figure: fmt.Sprintf("%.3f (%.1f / %.1f ms)", overMulti, apply/1e3, multiUs/1e3),
+			target: fmt.Sprintf("≤ %.1f", maxApplyOverMulti), holds: overMulti <= maxApplyOverMulti},
 		{goal: "2", what: "Kafka-shaped batch, sequential / Apply, median", bench: bench,
-			figure: fmt.Sprintf("%.1f× (%.1f / %.1f ms)", seq, seqUs/1e3, apply/1e3),
-			target: fmt.Sprintf("≥ %d×", minSeqSpeedup), holds: seq >= minSeqSpeedup},
+			figure: fmt.Sprintf("%.1f× (%.1f / %.1f ms)", seq, seqUs/1e3, apply/1e3)},
 		{goal: "2", what: "Kafka-shaped batch, pipelined / Apply, median", bench: bench,
 			figure: fmt.Sprintf("%.1f× (%.1f / %.1f ms)", pipe, pipeUs/1e3, apply/1e3),
 			target: "> 1×", holds: pipe > 1},
@@ -153,11 +179,16 @@ func recoveryRows(r run) []row {
 			rows = append(rows, missingRow("3", "recovery after a dropped reply", bench))
 			continue
 		}
+		limit, why := maxRecoveryStandaloneRatio, "which waits a second to reconnect"
+		if topo == "ensemble" {
+			limit, why = maxRecoveryEnsembleRatio, "which reconnects at once"
+		}
+		ratio := p50 / d50
 		rows = append(rows,
-			row{goal: "3", what: "recovery after a dropped reply, zkconn.HostProvider, median (p90)", bench: bench,
-				figure: fmt.Sprintf("%.1f ms (%.1f)", p50, p90), target: fmt.Sprintf("< %d ms", maxRecoveryMs), holds: p50 < maxRecoveryMs},
-			row{goal: "3", what: "the same with go-zookeeper's default host provider", bench: bench,
-				figure: fmt.Sprintf("%.1f ms (%.1f)", d50, d90)})
+			row{goal: "3", what: "recovery after a dropped reply, zkconn.HostProvider / go-zookeeper's default host provider (" + why + "), median", bench: bench,
+				figure: fmt.Sprintf("%.3f (%.1f / %.1f ms)", ratio, p50, d50), target: fmt.Sprintf("≤ %.2f", limit), holds: ratio <= limit},
+			row{goal: "3", what: "the same, 90th percentiles", bench: bench,
+				figure: fmt.Sprintf("%.1f / %.1f ms", p90, d90)})
 	}
 	return rows
 }
@@ -238,42 +269,41 @@ func metrics(r run, bench string, units ...string) ([]float64, bool) {
 	return out, true
 }
 
-// createTopicRows judges goal 6 on the server that runs as production
-// servers do (both JIT compilers), and shows the tests' quick-starting
-// server beside it.
+// createTopicRows judges goal 6 on both servers: one whose JVM runs both
+// its compilers, as production servers do, and the tests' quick-starting
+// one, which runs only the first.
 func createTopicRows(r run) []row {
+	rows := createTopicServerRows(r, "full", "both JIT compilers")
+	rows = append(rows, createTopicServerRows(r, "first-tier", "the first JIT tier only")...)
 	const bench = "CreateTopic/jit=full/partitions=1000"
-	m, ok := metrics(r, bench, "kafka/ours-p50-ratio", "kafka-p50-us", "ours-p50-us", "ours-write-requests", "bound-requests",
-		"ours-requests", "kafka-requests", "ours/multi-p50-ratio", "multi-p50-us", "kafka/multi-p50-ratio")
+	m, ok := metrics(r, bench, "ours-write-requests", "bound-requests", "ours-requests", "kafka-requests")
 	if !ok {
-		return []row{missingRow("6", "createTopic of 1,000 partitions", bench)}
+		return append(rows, missingRow("6", "CreateTopic's requests", bench))
 	}
-	ratio, kafkaUs, oursUs, writes, bound, reqs, kafkaReqs, oursOverMulti, multiUs, kafkaOverMulti :=
-		m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9]
-	return append([]row{
-		{goal: "6", what: "Kafka-shaped createTopic (2,003 multis, 10 in flight) / CreateTopic, median", bench: bench,
-			figure: fmt.Sprintf("%.1f× (%.1f / %.1f ms)", ratio, kafkaUs/1e3, oursUs/1e3),
-			target: fmt.Sprintf("≥ %d×", minCreateTopicSpeedup), holds: ratio >= minCreateTopicSpeedup},
-		{goal: "6", what: "CreateTopic write requests (ceil(topic bytes / max request bytes))", bench: bench,
+	writes, bound, reqs, kafkaReqs := m[0], m[1], m[2], m[3]
+	return append(rows,
+		row{goal: "6", what: "CreateTopic write requests (ceil(topic bytes / max request bytes))", bench: bench,
 			figure: fmt.Sprintf("%.0f (bound %.0f)", writes, bound), target: "= bound", holds: writes == bound},
-		{goal: "6", what: "requests on the wire: CreateTopic (its reads) / Kafka-shaped", bench: bench,
-			figure: fmt.Sprintf("%.0f (%.0f) / %.0f", reqs, reqs-writes, kafkaReqs)},
-		{goal: "6", what: "CreateTopic / one bare multi of the same creates, median (Kafka-shaped / that multi)", bench: bench,
-			figure: fmt.Sprintf("%.2f (%.1f ms; %.1f×)", oursOverMulti, multiUs/1e3, kafkaOverMulti)},
-	}, firstTierRow(r)...)
+		row{goal: "6", what: "requests on the wire: CreateTopic (its reads) / Kafka-shaped", bench: bench,
+			figure: fmt.Sprintf("%.0f (%.0f) / %.0f", reqs, reqs-writes, kafkaReqs)})
 }
 
-// firstTierRow shows goal 6's ratios on a server whose JVM stops at its
-// first compiler, as the tests' servers do: a comparison, not the goal.
-func firstTierRow(r run) []row {
-	const bench = "CreateTopic/jit=first-tier/partitions=1000"
-	what := "the same on a server with the first JIT tier only: Kafka-shaped / CreateTopic (CreateTopic / multi; Kafka-shaped / multi)"
-	m, ok := metrics(r, bench, "kafka/ours-p50-ratio", "kafka-p50-us", "ours-p50-us", "ours/multi-p50-ratio", "kafka/multi-p50-ratio")
+// createTopicServerRows are goal 6's ratios on the server jit names.
+func createTopicServerRows(r run, jit, server string) []row {
+	bench := "CreateTopic/jit=" + jit + "/partitions=1000"
+	what := "CreateTopic / one bare multi of the same creates, median of the ratios in each iteration (medians), server with " + server
+	m, ok := metrics(r, bench, "ours/multi-paired-p50-ratio", "ours-p50-us", "multi-p50-us", "kafka/ours-p50-ratio", "kafka-p50-us", "kafka/multi-p50-ratio")
 	if !ok {
 		return []row{missingRow("6", what, bench)}
 	}
-	return []row{{goal: "6", what: what, bench: bench,
-		figure: fmt.Sprintf("%.1f× (%.1f / %.1f ms; %.2f; %.1f×)", m[0], m[1]/1e3, m[2]/1e3, m[3], m[4])}}
+	overMulti, oursUs, multiUs, kafkaOverOurs, kafkaUs, kafkaOverMulti := m[0], m[1], m[2], m[3], m[4], m[5]
+	return []row{
+		{goal: "6", what: what, bench: bench,
+			figure: fmt.Sprintf("%.3f (%.1f / %.1f ms)", overMulti, oursUs/1e3, multiUs/1e3),
+			target: fmt.Sprintf("≤ %.1f", maxCreateOverMulti), holds: overMulti <= maxCreateOverMulti},
+		{goal: "6", what: "Kafka-shaped createTopic (2,003 multis, 10 in flight) / CreateTopic, median (Kafka-shaped / the bare multi)", bench: bench,
+			figure: fmt.Sprintf("%.1f× (%.1f / %.1f ms; %.1f×)", kafkaOverOurs, kafkaUs/1e3, oursUs/1e3, kafkaOverMulti)},
+	}
 }
 
 func deltaRows(r run) []row {

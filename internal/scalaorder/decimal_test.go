@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// MutableHashMapOrderOfDecimals gives the ids the order MutableHashMapOrder
-// gives their decimal strings put in ascending order of the ids: dense ids
+// MutableHashMapOrderOfDecimals gives the positions of the ids the order
+// MutableHashMapOrder gives their decimal strings put in ascending order of the ids: dense ids
 // across every table growth up to 3,000 keys, sparse and negative ids, ids
 // of up to ten digits, whose hashes wrap and collide, each set given in
 // ascending, descending and shuffled order.
@@ -56,8 +56,8 @@ func TestMutableHashMapOrderOfDecimals(t *testing.T) {
 		}
 		got := MutableHashMapOrderOfDecimals(given)
 		gotKeys := make([]string, len(got))
-		for i, id := range got {
-			gotKeys[i] = strconv.Itoa(int(id))
+		for i, at := range got {
+			gotKeys[i] = strconv.Itoa(int(given[at]))
 		}
 		if !slices.Equal(gotKeys, want) {
 			t.Fatalf("seed %d: %d ids %v...: got %v..., want %v...", seed, len(ids), ids[:min(len(ids), 5)], gotKeys[:min(len(got), 5)], want[:min(len(want), 5)])

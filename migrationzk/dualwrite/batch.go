@@ -44,9 +44,10 @@ type Batch struct {
 	// keepHeld makes a batch that changes nothing write no checkpoint
 	// when /migration holds it already (Sync).
 	keepHeld bool
-	// expected is about how many ops the changes may plan, for planning
-	// to allocate its room once.
-	expected int
+	// expectedOps is about how many ops the changes may plan, and
+	// expectedPaths at how many paths outside the partitions planned by
+	// id (createdPartitions), for planning to allocate its room once.
+	expectedOps, expectedPaths int
 	// synced is set once the call synced for its reads.
 	synced bool
 }
@@ -99,7 +100,7 @@ func (b *Batch) Apply(ctx context.Context, s migrationzk.State) (migrationzk.Sta
 			return st, nil, err
 		}
 		st, res, err := b.c.w.ApplyAtomic(ctx, s, ops...)
-		b.c.mem.wrote(res)
+		b.c.mem.wrote(res, v.targets)
 		b.c.report(TraceEvent{Kind: TraceTransaction, Ops: ops, Results: res, Err: err, Remembered: v.usedMemory})
 		if v.usedMemory && mended < maxMendRounds {
 			mended++
@@ -133,16 +134,20 @@ func (b *Batch) checkpoint(ctx context.Context, s migrationzk.State) (migrationz
 	return b.c.w.Update(ctx, s)
 }
 
-// expect notes that a change recorded may plan up to n ops.
-func (b *Batch) expect(n int) { b.expected += n }
+// expect notes that a change recorded may plan up to ops ops, at up to
+// paths paths outside the partitions planned by id.
+func (b *Batch) expect(ops, paths int) {
+	b.expectedOps, b.expectedPaths = b.expectedOps+ops, b.expectedPaths+paths
+}
 
 // newView returns an empty view for b's planning.
 func (b *Batch) newView() *view {
 	v := newView()
 	v.overwrite = b.overwrite
 	v.mem = b.c.mem
-	v.planned = make(map[string]plannedZnode, b.expected)
-	v.ops = make([]migrationzk.Op, 0, b.expected)
+	v.planned = make(map[string]plannedZnode, b.expectedPaths)
+	v.ops = make([]migrationzk.Op, 0, b.expectedOps)
+	v.targets = make([]opTarget, 0, b.expectedOps)
 	return v
 }
 

@@ -47,6 +47,9 @@ type memory struct {
 	// maxDecodedPartitions partitions, and is dropped whole past that.
 	decoded           map[string]decodedTopic
 	decodedPartitions int
+	// partitionListings is set once listings may hold the children of a
+	// partition znode: until then a state's create needs no look there.
+	partitionListings bool
 }
 
 // maxDecodedPartitions bounds the partitions of the decoded topics a
@@ -99,6 +102,7 @@ func newMemory(limit int) *memory {
 func (m *memory) clearLocked() {
 	m.znodes, m.listings, m.topics, m.partitions = map[string]migrationzk.Znode{}, map[string][]string{}, map[string]*topicMemory{}, 0
 	m.decoded, m.decodedPartitions = map[string]decodedTopic{}, 0
+	m.partitionListings = false
 }
 
 // forgetAll forgets everything, and the tenure.
@@ -165,11 +169,23 @@ func partitionsListOf(p string) (string, bool) {
 // partition returns what is remembered of a partition, or nil; grow makes
 // room for it.
 func (m *memory) partition(topic string, id int32, grow bool) *partitionMemory {
+	return m.partitionIn(m.topic(topic, grow), id, grow)
+}
+
+// topic returns what is remembered of topic's partitions, or nil; grow
+// makes room for it.
+func (m *memory) topic(topic string, grow bool) *topicMemory {
 	t := m.topics[topic]
 	if t == nil && grow {
 		t = &topicMemory{}
-		m.topics[topic] = t
+		m.topics[strings.Clone(topic)] = t // not the rest of a path or buffer it may be cut from
 	}
+	return t
+}
+
+// partitionIn returns what is remembered of partition id of t, or nil;
+// grow makes room for it.
+func (m *memory) partitionIn(t *topicMemory, id int32, grow bool) *partitionMemory {
 	if t == nil {
 		return nil
 	}
@@ -323,6 +339,8 @@ func (m *memory) learnListing(l migrationzk.Listing) {
 	if !isList {
 		m.dropUnlistedLocked(l)
 		m.listings[l.Path] = l.Names
+		_, _, state, isPart := partitionPath(l.Path)
+		m.partitionListings = m.partitionListings || isPart && !state
 		return
 	}
 	listed := make(map[int]bool, len(l.Names))
@@ -363,11 +381,20 @@ func (m *memory) learnListing(l migrationzk.Listing) {
 
 // wrote remembers what the ops that landed left, and forgets the paths of
 // the ops that did not: what they touched may not be as planned, and
-// what an op in doubt touched may hold what it wrote, or not.
-func (m *memory) wrote(results []migrationzk.OpResult) {
+// what an op in doubt touched may hold what it wrote, or not. targets,
+// aligned with results, names the partition znodes and states planning
+// knew, which need no parsing of their paths.
+func (m *memory) wrote(results []migrationzk.OpResult, targets []opTarget) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, r := range results {
+	var t *topicMemory // targets' topic, while nothing else changes m.topics
+	for i := range results {
+		r := &results[i]
+		if i < len(targets) && targets[i].topic != "" && r.Err == nil && r.Op.Kind() == migrationzk.OpCreate {
+			t = m.createdLocked(t, targets[i], r)
+			continue
+		}
+		t = nil
 		p := r.Op.Path()
 		switch {
 		case r.Err == nil && !r.Op.Sequential() && r.Op.Kind() == migrationzk.OpDelete:
@@ -385,6 +412,38 @@ func (m *memory) wrote(results []migrationzk.OpResult) {
 	}
 }
 
+// createdLocked remembers the create of the partition znode or state at
+// target, as wrote's landed creates: t is what is remembered of target's
+// topic, if known. It returns that.
+func (m *memory) createdLocked(t *topicMemory, target opTarget, r *migrationzk.OpResult) *topicMemory {
+	if target.state && m.partitionListings {
+		m.unlistChildLocked(r.Op.Path(), true)
+	}
+	if m.limit == 0 {
+		return nil
+	}
+	if t == nil {
+		t = m.topic(target.topic, true)
+	}
+	pm := m.partitionIn(t, target.partition, true)
+	switch {
+	case pm == nil:
+		m.forgetLocked(r.Op.Path())
+		return nil
+	case target.state:
+		pm.flags |= stateKnown | stateExists
+		pm.stateVersion, pm.digest = r.Version, m.digest(r.Op.Data())
+		if pm.flags&partExists == 0 { // a state's partition exists
+			pm.flags |= partKnown | partExists
+			pm.version = -1
+		}
+	default:
+		pm.flags |= partKnown | partExists
+		pm.version = r.Version
+	}
+	return t
+}
+
 // unlistLocked records in the remembered listing of p's parent that p
 // exists or not. A partition's is its topic's partition flags.
 func (m *memory) unlistLocked(p string, exists bool) {
@@ -399,10 +458,16 @@ func (m *memory) unlistLocked(p string, exists bool) {
 			t.listed = t.listed || len(t.parts) == 0
 		}
 	}
-	dir := parent(p)
-	if _, ok := partitionsListOf(dir); ok {
+	if _, ok := partitionsListOf(parent(p)); ok {
 		return
 	}
+	m.unlistChildLocked(p, exists)
+}
+
+// unlistChildLocked records in the remembered listing of p's parent, not
+// a partitions list, that p exists or not.
+func (m *memory) unlistChildLocked(p string, exists bool) {
+	dir := parent(p)
 	names, listed := m.listings[dir]
 	if !listed {
 		return

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,18 +64,13 @@ func (c *Client) DeletePartitions(ctx context.Context, s migrationzk.State, topi
 // left as it is. A topic ZooKeeper lacks, unless a change recorded before
 // creates it, fails Apply, and nothing is written.
 func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch {
-	parts = maps.Clone(parts) // recorded as they are now
-	all := sortedIDs(parts)
+	r := recordPartitions(parts) // recorded as they are now
 	err := checkName("topic", topic)
 	if err == nil {
-		err = checkAssignment(topic, all, parts)
-	}
-	ids := withState(all, parts)
-	if err == nil {
-		err = checkStates(topic, ids, parts)
+		err = cmp.Or(r.checkAssignments(topic), r.checkStates(topic))
 	}
 	nameErr := topicNameRule(topic)
-	b.expect(2 * len(ids))
+	b.expect(2*len(r.ids), 1) // new partitions are planned by id
 	return b.add(func(v *view, s migrationzk.State) bool {
 		if !v.admitName(nameErr, znode.TopicPath(topic)) {
 			return false
@@ -85,7 +79,7 @@ func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch
 		if !v.listPartitions(topic) {
 			return false
 		}
-		return v.putPartitions(topic, ids, func(id int32) PartitionState { return parts[id].State }, s) && ok
+		return v.putPartitions(topic, r.ids, r.states, s) && ok
 	}, err)
 }
 
@@ -95,25 +89,24 @@ func (b *Batch) CreatePartitions(topic string, parts map[int32]Partition) *Batch
 // is checked against the replicas the topic znode assigns, as the Batch
 // leaves it.
 func (b *Batch) UpdatePartitions(topic string, states map[int32]PartitionState) *Batch {
-	states = maps.Clone(states) // recorded as they are now
-	ids := sortedIDs(states)
+	ids, list := recordStates(states) // recorded as they are now
 	err := checkName("topic", topic)
 	if err == nil {
 		err = checkIDs(topic, ids)
 	}
-	for _, id := range ids {
+	for i, id := range ids {
 		if err == nil {
-			err = cmp.Or(checkRecovery(topic, id, states[id]), checkISR(topic, id, states[id].ISR))
+			err = cmp.Or(checkRecovery(topic, id, list[i]), checkISR(topic, id, list[i].ISR))
 		}
 	}
 	nameErr := topicNameRule(topic)
-	b.expect(len(ids))
+	b.expect(len(ids), len(ids))
 	return b.add(func(v *view, s migrationzk.State) bool {
 		// Everything is asked for at once, so that a cold delta reads in
 		// one wave.
 		ok := v.admitName(nameErr, znode.TopicPath(topic))
-		ok = v.checkAssigned(topic, ids, states) && ok
-		return v.putPartitions(topic, ids, func(id int32) PartitionState { return states[id] }, s) && ok
+		ok = v.checkAssigned(topic, ids, list) && ok
+		return v.putPartitions(topic, ids, list, s) && ok
 	}, err)
 }
 
@@ -133,29 +126,20 @@ func (b *Batch) DeletePartitions(topic string, ids []int32) *Batch {
 	}, err)
 }
 
-// withState returns the ids of ids whose partitions in parts have a
-// state, in their order.
-func withState(ids []int32, parts map[int32]Partition) []int32 {
-	stated := make([]int32, 0, len(ids))
-	for _, id := range ids {
-		if !parts[id].noState {
-			stated = append(stated, id)
-		}
-	}
-	return stated
-}
-
 // putPartitions plans each partition of ids of topic, with its parent
-// partitions znode, holding the state stateOf gives it, stamped with s's
-// KRaft controller epoch. The topic znode must exist.
-func (v *view) putPartitions(topic string, ids []int32, stateOf func(id int32) PartitionState, s migrationzk.State) bool {
+// partitions znode, holding its state of states (aligned with ids),
+// stamped with s's KRaft controller epoch. The topic znode must exist.
+func (v *view) putPartitions(topic string, ids []int32, states []PartitionState, s migrationzk.State) bool {
 	ok := v.requireTopic(topic)
-	underNewList := v.createdHere(znode.TopicPartitionsPath(topic))
-	for _, id := range ids {
-		if underNewList && v.createPartition(topic, id, stateOf(id), s) {
+	var fresh *partitionCreates
+	if c := v.created[topic]; c != nil && v.createdHere(znode.TopicPartitionsPath(topic)) {
+		fresh = newPartitionCreates(v, c, topic, ids, s)
+	}
+	for i, id := range ids {
+		if fresh != nil && fresh.create(id, states[i]) {
 			continue
 		}
-		ok = v.putPartition(topic, id, stateOf(id), s) && ok
+		ok = v.putPartition(topic, id, states[i], s) && ok
 	}
 	return ok
 }
@@ -167,8 +151,8 @@ func (v *view) putPartitions(topic string, ids []int32, stateOf func(id int32) P
 func (v *view) createPartition(topic string, id int32, st PartitionState, s migrationzk.State) bool {
 	statePath := znode.PartitionStatePath(topic, id)
 	partPath := parent(statePath)
-	_, partPlanned := v.planned[partPath]
-	_, statePlanned := v.planned[statePath]
+	_, partPlanned := v.plannedAt(partPath)
+	_, statePlanned := v.plannedAt(statePath)
 	if partPlanned || statePlanned {
 		return false
 	}
@@ -232,48 +216,31 @@ func (v *view) removeTree(p string) bool {
 	return v.remove(p) && ok
 }
 
-// removeOtherPartitions plans the delete of the partitions of t's topic
-// that t does not have, in its assignment or outside it.
-func (v *view) removeOtherPartitions(t Topic) bool {
-	names, ok := v.childrenOf(znode.TopicPartitionsPath(t.Name))
+// removeOtherPartitions plans the delete of the partitions of topic that
+// the change does not keep: those of neither r nor unassigned.
+func (v *view) removeOtherPartitions(topic string, r recordedPartitions, unassigned map[int32]UnassignedPartition) bool {
+	names, ok := v.childrenOf(znode.TopicPartitionsPath(topic))
 	for _, name := range names {
 		id, isID := parseID(name)
-		_, kept := t.Partitions[id]
-		_, keptUnassigned := t.Unassigned[id]
-		if isID && (kept || keptUnassigned) {
+		_, keptUnassigned := unassigned[id]
+		if isID && (r.has(id) || keptUnassigned) {
 			continue
 		}
-		ok = v.removeTree(znode.TopicPartitionsPath(t.Name)+"/"+name) && ok
+		ok = v.removeTree(znode.TopicPartitionsPath(topic)+"/"+name) && ok
 	}
 	return ok
 }
 
-// checkAssignment checks the partition ids of a change (the keys of
-// parts, sorted) and the replicas of each, those of a reassignment
-// included.
-func checkAssignment(topic string, ids []int32, parts map[int32]Partition) error {
-	if err := checkIDs(topic, ids); err != nil {
+// checkPartition checks the id of a partition of a change and its
+// replicas, those of a reassignment included.
+func checkPartition(topic string, a znode.PartitionAssignment) error {
+	if err := checkID(topic, a.Partition); err != nil {
 		return err
 	}
-	for _, id := range ids {
-		p := parts[id]
-		if err := cmp.Or(checkReplicas(topic, id, p.Replicas), checkReassignment(topic, id, p)); err != nil {
-			return err
-		}
+	if err := checkReplicas(topic, a.Partition, a.Replicas); err != nil {
+		return err
 	}
-	return nil
-}
-
-// checkStates checks the leader state of each partition of ids against
-// its replicas.
-func checkStates(topic string, ids []int32, parts map[int32]Partition) error {
-	for _, id := range ids {
-		p := parts[id]
-		if err := cmp.Or(checkRecovery(topic, id, p.State), checkLeaderState(topic, id, p.Replicas, p.State)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return checkReassignment(topic, a.Partition, a.ReplicaAssignment)
 }
 
 // checkRecovery checks a leader recovery state: one Kafka knows (0,
@@ -285,13 +252,14 @@ func checkRecovery(topic string, id int32, st PartitionState) error {
 	return nil
 }
 
-// checkAssigned checks the states of the partitions of ids of topic
-// against the replicas the topic znode assigns them once the ops planned
-// so far apply, and fails the batch on the first that breaks the rule. A
+// checkAssigned checks the states (aligned with ids) of the partitions of
+// ids of topic against the replicas the topic znode assigns them once the
+// ops planned so far apply, and fails the batch on the first that breaks
+// the rule. A
 // topic znode that is missing or does not decode checks nothing: the
 // write that needs it fails or is refused on its own. It reports whether
 // the topic znode is known.
-func (v *view) checkAssigned(topic string, ids []int32, states map[int32]PartitionState) bool {
+func (v *view) checkAssigned(topic string, ids []int32, states []PartitionState) bool {
 	z, known := v.current(znode.TopicPath(topic))
 	if !known || !z.Exists {
 		return known
@@ -300,12 +268,12 @@ func (v *view) checkAssigned(topic string, ids []int32, states map[int32]Partiti
 	if err != nil {
 		return true
 	}
-	for _, id := range ids {
+	for i, id := range ids {
 		a, ok := assigned.Partitions[id]
 		if !ok {
 			continue
 		}
-		err := checkLeaderState(topic, id, a.Replicas, states[id])
+		err := checkLeaderState(topic, id, a.Replicas, states[i])
 		if err != nil && !v.fresh(znode.TopicPath(topic)) {
 			v.wantData[znode.TopicPath(topic)] = true // an error must not rest on memory
 			return false
@@ -320,9 +288,17 @@ func (v *view) checkAssigned(topic string, ids []int32, states map[int32]Partiti
 // checkIDs checks partition ids.
 func checkIDs(topic string, ids []int32) error {
 	for _, id := range ids {
-		if id < 0 {
-			return invalidf("topic %q: partition %d", topic, id)
+		if err := checkID(topic, id); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkID checks a partition id.
+func checkID(topic string, id int32) error {
+	if id < 0 {
+		return invalidf("topic %q: partition %d", topic, id)
 	}
 	return nil
 }
@@ -354,7 +330,10 @@ func badBroker(ids []int32) (int32, bool) {
 // and removes: replicas of the partition, each listed once, none both
 // added and removed, as Kafka's controller computes them from the current
 // and the target assignment.
-func checkReassignment(topic string, id int32, p Partition) error {
+func checkReassignment(topic string, id int32, p znode.ReplicaAssignment) error {
+	if len(p.AddingReplicas) == 0 && len(p.RemovingReplicas) == 0 {
+		return nil
+	}
 	for _, l := range []struct {
 		what string
 		ids  []int32
@@ -433,14 +412,29 @@ func statePaths(topic string, names []string) []string {
 	return out
 }
 
-// partitionStates reads the states at paths into their topics' partitions.
-func (r *imageReader) partitionStates(ctx context.Context, topics []*Topic, paths []string) error {
-	zs, err := r.read(ctx, paths...)
-	if err != nil {
-		return err
-	}
+// statesDecode is the decoding of a page's partition states into its
+// topics, on a goroutine of its own.
+type statesDecode struct {
+	topics []*Topic // nil for a topic that is gone or does not decode
+	done   chan struct{}
+	// Set once done is closed: the states that do not decode, and how
+	// many did.
+	bad     []UndecodableZnode
+	decoded int
+}
+
+// decodeStates starts decoding the states zs into the partitions of
+// topics.
+func decodeStates(topics []*Topic, zs []migrationzk.Znode) *statesDecode {
+	d := &statesDecode{topics: topics, done: make(chan struct{})}
+	go d.decode(zs)
+	return d
+}
+
+func (d *statesDecode) decode(zs []migrationzk.Znode) {
+	defer close(d.done)
 	byName := map[string]*Topic{}
-	for _, t := range topics {
+	for _, t := range d.topics {
 		if t != nil {
 			byName[t.Name] = t
 		}
@@ -451,16 +445,15 @@ func (r *imageReader) partitionStates(ctx context.Context, topics []*Topic, path
 		}
 		st, err := znode.DecodePartitionState(z.Data)
 		if err != nil {
-			r.bad(z.Path, err)
+			d.bad = append(d.bad, undecodable(z.Path, err))
 			continue
 		}
 		topic, id := splitStatePath(z.Path)
 		if t := byName[topic]; t != nil {
 			t.setState(id, PartitionState{Leader: st.Leader, LeaderEpoch: st.LeaderEpoch, ISR: st.ISR, LeaderRecoveryState: st.LeaderRecoveryState})
 		}
-		r.done.Partitions++
+		d.decoded++
 	}
-	return nil
 }
 
 // setState records the state read for partition id of t, assigned or

@@ -102,6 +102,41 @@ func TestPartitionsOfMissingTopic(t *testing.T) {
 	c.wantVersion(s, 1)
 }
 
+// Fault: none. What a Batch plans for a topic's partitions is seen by
+// the changes after it: a topic deleted and created again in one Batch
+// (as Diff replaces a topic), its partitions created again, then one of
+// them updated, writes each new partition once, with the update, in one
+// transaction.
+func TestPartitionsPlannedEarlierInTheBatch(t *testing.T) {
+	c := newCluster(t)
+	ctx := testContext(t)
+	s, err := c.c.CreateTopic(ctx, at(c.s, 400), topic("orders", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := topic("orders", 2)
+	renamed.ID = znode.Uuid{MostSignificantBits: 7, LeastSignificantBits: 8}
+	update := dualwrite.PartitionState{Leader: 2, LeaderEpoch: 3, ISR: []int32{2}}
+	c.faults.ResetCounts()
+	s, _, err = c.c.Batch().DeleteTopic("orders").CreateTopic(renamed).CreatePartitions("orders", renamed.Partitions).
+		UpdatePartitions("orders", map[int32]dualwrite.PartitionState{0: update}).Apply(ctx, at(s, 401))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.writeRequests(); n != 1 {
+		t.Fatalf("%d transactions, want 1", n)
+	}
+	data, _, _ := c.get(znode.PartitionStatePath("orders", 0))
+	st, err := znode.DecodePartitionState(data)
+	if err != nil || st.Leader != 2 || st.LeaderEpoch != 3 {
+		t.Fatalf("partition 0 holds %s (%v), want leader 2 at epoch 3", data, err)
+	}
+	if got := c.children(znode.TopicPartitionsPath("orders")); strings.Join(got, ",") != "0,1" {
+		t.Fatalf("partitions %v, want 0,1", got)
+	}
+	c.checkState(s)
+}
+
 // Fault: none. Partition states updated alone are checked against the
 // replicas the topic znode assigns, read as planning reads it anyway: a
 // leader outside them is refused and nothing is written; with the

@@ -53,7 +53,13 @@ type imageReader struct {
 // bad records an undecodable znode; the data of a config znode is left
 // out of the error, since it may hold passwords.
 func (r *imageReader) bad(path string, err error) {
-	r.img.Undecodable = append(r.img.Undecodable, UndecodableZnode{Path: path, Err: withholdConfigData(path, err)})
+	r.img.Undecodable = append(r.img.Undecodable, undecodable(path, err))
+}
+
+// undecodable is the record of a znode at path whose data does not
+// decode, err saying why.
+func undecodable(path string, err error) UndecodableZnode {
+	return UndecodableZnode{Path: path, Err: withholdConfigData(path, err)}
 }
 
 // children lists the children of path, nil when it is missing.

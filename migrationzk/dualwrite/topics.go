@@ -1,6 +1,7 @@
 package dualwrite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -64,18 +65,12 @@ func (c *Client) DeleteTopic(ctx context.Context, s migrationzk.State, name stri
 // letters, digits, '.', '_' and '-'; not "." or ".."); every partition
 // must pass the rules of the package doc.
 func (b *Batch) CreateTopic(t Topic) *Batch {
-	t.Partitions = maps.Clone(t.Partitions) // recorded as it is now, as the topic znode is
-	t.Unassigned = maps.Clone(t.Unassigned)
-	all := sortedIDs(t.Partitions)
-	err := checkTopic(t, all)
-	ids := withState(all, t.Partitions)
-	if err == nil {
-		err = checkStates(t.Name, ids, t.Partitions)
-	}
+	r := recordPartitions(t.Partitions) // recorded as it is now, as the topic znode is
+	unassigned := maps.Clone(t.Unassigned)
+	err := cmp.Or(checkTopic(t.Name, r), r.checkStates(t.Name))
 	nameErr := topicNameRule(t.Name)
-	want := topicZnode(t)
-	data := want.Encode()
-	b.expect(3 + 2*len(ids))
+	data := znode.EncodeTopic(t.ID, r.assignments)
+	b.expect(3+2*len(r.ids), 3) // a new topic's partitions are planned by id
 	return b.add(func(v *view, s migrationzk.State) bool {
 		if !v.admitName(nameErr, znode.TopicPath(t.Name)) {
 			return false
@@ -84,16 +79,16 @@ func (b *Batch) CreateTopic(t Topic) *Batch {
 		if !known || conflict {
 			return known
 		}
-		ok := v.putTopic(t.Name, want, data)
+		ok := v.putTopic(t.Name, t.ID, r, data)
 		ok = v.ensure(znode.TopicConfigEntity(t.Name).Path(), emptyConfig) && ok
-		if len(ids) > 0 {
+		if len(r.ids) > 0 {
 			ok = v.ensure(znode.TopicPartitionsPath(t.Name), nil) && ok
 		}
 		if !v.listPartitions(t.Name) {
 			return false
 		}
-		ok = v.putPartitions(t.Name, ids, func(id int32) PartitionState { return t.Partitions[id].State }, s) && ok
-		return v.removeOtherPartitions(t) && ok
+		ok = v.putPartitions(t.Name, r.ids, r.states, s) && ok
+		return v.removeOtherPartitions(t.Name, r, unassigned) && ok
 	}, err)
 }
 
@@ -104,12 +99,12 @@ func (b *Batch) CreateTopic(t Topic) *Batch {
 // Diff plans such a change as ChangeReplaceTopic, not through UpdateTopic.
 // Its name is checked as CreateTopic checks it, and its replica lists.
 func (b *Batch) UpdateTopic(t Topic) *Batch {
-	want := topicZnode(t)
-	data := want.Encode()
-	err := checkTopic(t, sortedIDs(t.Partitions))
+	r := recordPartitions(t.Partitions)
+	data := znode.EncodeTopic(t.ID, r.assignments)
+	err := checkTopic(t.Name, r)
 	nameErr := topicNameRule(t.Name)
 	return b.add(func(v *view, _ migrationzk.State) bool {
-		return v.admitName(nameErr, znode.TopicPath(t.Name)) && v.putTopic(t.Name, want, data)
+		return v.admitName(nameErr, znode.TopicPath(t.Name)) && v.putTopic(t.Name, t.ID, r, data)
 	}, err)
 }
 
@@ -131,12 +126,13 @@ func (b *Batch) DeleteTopic(name string) *Batch {
 // emptyConfig is the content of a config znode without configs.
 var emptyConfig = znode.Config{}.Encode()
 
-// putTopic plans the topic znode of topic to hold want, encoded as data
-// (once, when the change is recorded, not in each round of planning).
-func (v *view) putTopic(topic string, want znode.Topic, data []byte) bool {
+// putTopic plans the topic znode of topic to hold id and the assignments
+// of r, encoded as data (once, when the change is recorded, not in each
+// round of planning).
+func (v *view) putTopic(topic string, id znode.Uuid, r recordedPartitions, data []byte) bool {
 	_, known := v.put(znode.TopicPath(topic), data, func(cur []byte) (bool, error) {
 		got, err := znode.DecodeTopic(cur)
-		return err == nil && got.Equal(want), err
+		return err == nil && r.heldBy(got, id), err
 	})
 	return known
 }
@@ -179,15 +175,6 @@ func (e *TopicIDError) Error() string {
 		e.Topic, e.Held, orNone(idText(e.Requested)))
 }
 
-// topicZnode is the content of t's topic znode.
-func topicZnode(t Topic) znode.Topic {
-	z := znode.Topic{ID: t.ID, Partitions: make(map[int32]znode.ReplicaAssignment, len(t.Partitions))}
-	for id, p := range t.Partitions {
-		z.Partitions[id] = znode.ReplicaAssignment{Replicas: p.Replicas, AddingReplicas: p.AddingReplicas, RemovingReplicas: p.RemovingReplicas}
-	}
-	return z
-}
-
 // ensure plans a create of p holding data, with its missing parents,
 // unless p exists.
 func (v *view) ensure(p string, data []byte) bool {
@@ -195,16 +182,15 @@ func (v *view) ensure(p string, data []byte) bool {
 	return known
 }
 
-// checkTopic checks a topic of a change and its assignment; ids are its
-// partitions' ids, sorted.
-func checkTopic(t Topic, ids []int32) error {
-	if err := checkName("topic", t.Name); err != nil {
+// checkTopic checks a topic of a change, named name, and its partitions.
+func checkTopic(name string, r recordedPartitions) error {
+	if err := checkName("topic", name); err != nil {
 		return err
 	}
-	if len(t.Partitions) == 0 {
-		return invalidf("topic %q has no partitions", t.Name)
+	if len(r.assignments) == 0 {
+		return invalidf("topic %q has no partitions", name)
 	}
-	return checkAssignment(t.Name, ids, t.Partitions)
+	return r.checkAssignments(name)
 }
 
 // maxTopicNameLength is the longest topic name Kafka accepts.
@@ -231,40 +217,48 @@ func isTopicNameChar(r rune) bool {
 // A tool that pages through the topics as Read does takes as many.
 const TopicsPerPage = 500
 
-// topics reads every topic with its partitions.
+// topics reads every topic with its partitions, a page at a time: while
+// one page's partition states decode, the next page's reads are in
+// flight.
 func (r *imageReader) topics(ctx context.Context) error {
 	names, err := r.children(ctx, znode.TopicsPath)
 	if err != nil {
 		return err
 	}
 	r.done.TopicsTotal = len(names)
+	var decoding *statesDecode // the page before
 	for len(names) > 0 {
 		page := names[:min(len(names), TopicsPerPage)]
 		names = names[len(page):]
-		if err := r.topicPage(ctx, page); err != nil {
+		next, err := r.topicPage(ctx, page)
+		if decoding != nil {
+			r.finishPage(decoding)
+		}
+		if err != nil {
 			return err
 		}
-		r.done.Topics += len(page)
-		if r.progress != nil {
-			r.progress(r.done)
-		}
+		decoding = next
+	}
+	if decoding != nil {
+		r.finishPage(decoding)
 	}
 	return nil
 }
 
-// topicPage reads the topics named in page.
-func (r *imageReader) topicPage(ctx context.Context, page []string) error {
+// topicPage reads the topics named in page, and starts decoding their
+// partitions' states.
+func (r *imageReader) topicPage(ctx context.Context, page []string) (*statesDecode, error) {
 	paths, lists := make([]string, len(page)), make([]string, len(page))
 	for i, name := range page {
 		paths[i], lists[i] = znode.TopicPath(name), znode.TopicPartitionsPath(name)
 	}
 	zs, err := r.read(ctx, paths...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ls, err := r.list(ctx, lists...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var states []string
 	topics := make([]*Topic, len(page))
@@ -275,15 +269,28 @@ func (r *imageReader) topicPage(ctx context.Context, page []string) error {
 			states = append(states, statePaths(name, ls[i].Names)...)
 		}
 	}
-	if err := r.partitionStates(ctx, topics, states); err != nil {
-		return err
+	read, err := r.read(ctx, states...)
+	if err != nil {
+		return nil, err
 	}
-	for _, t := range topics {
+	return decodeStates(topics, read), nil
+}
+
+// finishPage waits for the states of a page to decode, and adds its
+// topics to the Image.
+func (r *imageReader) finishPage(d *statesDecode) {
+	<-d.done
+	r.img.Undecodable = append(r.img.Undecodable, d.bad...)
+	for _, t := range d.topics {
 		if t != nil {
 			r.img.Topics[t.Name] = *t
 		}
 	}
-	return nil
+	r.done.Topics += len(d.topics)
+	r.done.Partitions += d.decoded
+	if r.progress != nil {
+		r.progress(r.done)
+	}
 }
 
 // topic decodes a topic znode; nil when it does not decode or is gone.

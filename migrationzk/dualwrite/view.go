@@ -18,11 +18,19 @@ type view struct {
 	znodes   map[string]migrationzk.Znode
 	children map[string][]string // nil slice for a missing znode
 	// planned holds what the ops planned so far leave at the paths they
-	// write.
+	// write, but for the partitions of created.
 	planned map[string]plannedZnode
+	// created holds, by topic, the partitions planned as new under a
+	// partitions znode the batch creates, with their states: thousands
+	// for a new topic, which planned would hold path by path.
+	created map[string]*createdPartitions
 	// wantData and wantChildren are reads planning needs and has not got.
 	wantData, wantChildren map[string]bool
 	ops                    []migrationzk.Op
+	// targets says, aligned with ops, which partition znode or state each
+	// op writes when planning knew it, so that what the transaction
+	// leaves is remembered without parsing paths.
+	targets []opTarget
 	// err is the first znode found that a change must not overwrite, or
 	// the first new name refused once a read proved it new.
 	err error
@@ -52,6 +60,26 @@ type plannedZnode struct {
 	exists  bool
 }
 
+// createdPartitions are the partitions of one topic planned as new under
+// a partitions znode the batch creates.
+type createdPartitions struct {
+	// op holds, by partition id, 1 + the index in ops of the create of
+	// the partition znode, whose state's create comes next; 0 for none.
+	op []int32
+	// mapped is set once planned holds a path below the partitions
+	// znode: op then no longer tells alone what is planned there.
+	mapped bool
+}
+
+// opTarget is the partition znode or state an op writes, when planning
+// knew it; topic is "" for another znode, or one that planning did not
+// mark.
+type opTarget struct {
+	topic     string
+	partition int32
+	state     bool
+}
+
 // at returns z as the Znode at p.
 func (z plannedZnode) at(p string) migrationzk.Znode {
 	return migrationzk.Znode{Path: p, Exists: z.exists, Data: z.data, Version: z.version}
@@ -59,13 +87,15 @@ func (z plannedZnode) at(p string) migrationzk.Znode {
 
 func newView() *view {
 	return &view{znodes: map[string]migrationzk.Znode{}, children: map[string][]string{},
-		planned: map[string]plannedZnode{}, digests: map[string]uint64{}, wantData: map[string]bool{}, wantChildren: map[string]bool{}}
+		planned: map[string]plannedZnode{}, created: map[string]*createdPartitions{},
+		digests: map[string]uint64{}, wantData: map[string]bool{}, wantChildren: map[string]bool{}}
 }
 
 // reset forgets the ops planned, keeping what was read.
 func (v *view) reset() {
-	v.ops, v.err, v.lacking = v.ops[:0], nil, nil
+	v.ops, v.targets, v.err, v.lacking = v.ops[:0], v.targets[:0], nil, nil
 	clear(v.planned)
+	clear(v.created)
 	clear(v.digests)
 	clear(v.wantData)
 	clear(v.wantChildren)
@@ -145,16 +175,36 @@ func (v *view) remembered(p string) (migrationzk.Znode, bool) {
 // current returns what p holds once the ops planned so far apply, and
 // whether that is known.
 func (v *view) current(p string) (migrationzk.Znode, bool) {
-	if z, ok := v.planned[p]; ok {
+	if z, ok := v.plannedAt(p); ok {
 		return z.at(p), true
 	}
 	return v.znode(p)
 }
 
+// plannedAt returns what the ops planned so far leave at p, and whether
+// they write p.
+func (v *view) plannedAt(p string) (plannedZnode, bool) {
+	if z, ok := v.planned[p]; ok {
+		return z, true
+	}
+	if len(v.created) == 0 {
+		return plannedZnode{}, false
+	}
+	topic, id, state, isPart := partitionPath(p)
+	c := v.created[topic]
+	if !isPart || c == nil || int(id) >= len(c.op) || c.op[id] == 0 {
+		return plannedZnode{}, false
+	}
+	if state {
+		return plannedZnode{data: v.ops[c.op[id]].Data(), exists: true}, true
+	}
+	return plannedZnode{exists: true}, true
+}
+
 // exists reports whether p exists once the ops planned so far apply, and
 // whether that is known.
 func (v *view) exists(p string) (bool, bool) {
-	_, planned := v.planned[p]
+	_, planned := v.plannedAt(p)
 	_, read := v.znodes[p]
 	if !planned && !read && v.mem != nil && v.mem.listed(p) {
 		v.usedMemory = true // a listing of p proves it exists
@@ -169,7 +219,7 @@ func (v *view) childrenOf(p string) ([]string, bool) {
 	if c, ok := v.children[p]; ok {
 		return c, true
 	}
-	if z, planned := v.planned[p]; planned && (!z.exists || z.version == 0) {
+	if z, planned := v.plannedAt(p); planned && (!z.exists || z.version == 0) {
 		return nil, true // deleted, or created, by this batch
 	}
 	if v.provenMissing(p) {
@@ -252,16 +302,16 @@ func (v *view) putOver(p string, z migrationzk.Znode, data []byte, compare func(
 	}
 	switch {
 	case err != nil && v.overwrite[p]:
-		v.ops = append(v.ops, migrationzk.SetData(p, data, z.Version))
-		v.planned[p] = plannedZnode{data: data, version: z.Version + 1, exists: true}
+		v.addOp(migrationzk.SetData(p, data, z.Version))
+		v.plan(p, plannedZnode{data: data, version: z.Version + 1, exists: true})
 	case err != nil:
 		v.fail(p, err)
 		return false, true
 	case same:
 		return false, true
 	default:
-		v.ops = append(v.ops, migrationzk.SetData(p, data, z.Version))
-		v.planned[p] = plannedZnode{data: data, version: z.Version + 1, exists: true}
+		v.addOp(migrationzk.SetData(p, data, z.Version))
+		v.plan(p, plannedZnode{data: data, version: z.Version + 1, exists: true})
 	}
 	return true, true
 }
@@ -271,7 +321,7 @@ func (v *view) putOver(p string, z migrationzk.Znode, data []byte, compare func(
 // by compare. What a read found to mean data is remembered by data's
 // digest, so that later changes compare exactly.
 func (v *view) same(p string, data []byte, z migrationzk.Znode, compare func(current []byte) (bool, error)) (bool, error) {
-	if _, planned := v.planned[p]; !planned {
+	if _, planned := v.plannedAt(p); !planned {
 		if d, ok := v.digests[p]; ok {
 			return d == v.mem.digest(data), nil
 		}
@@ -302,14 +352,47 @@ func (v *view) fail(p string, err error) {
 // createdHere reports whether the ops planned so far create p: it was
 // missing before them, and so were its children.
 func (v *view) createdHere(p string) bool {
-	z, planned := v.planned[p]
+	z, planned := v.plannedAt(p)
 	return planned && z.exists && z.version == 0
 }
 
 // create plans a create of p holding data.
 func (v *view) create(p string, data []byte) {
-	v.ops = append(v.ops, migrationzk.Create(p, data))
-	v.planned[p] = plannedZnode{data: data, exists: true}
+	if topic, isList := partitionsListOf(p); isList {
+		v.createList(topic, p)
+	}
+	v.addOp(migrationzk.Create(p, data))
+	v.plan(p, plannedZnode{data: data, exists: true})
+}
+
+// createList notes that the ops planned so far create the partitions
+// znode p of topic. Only a batch that deleted p before can have planned
+// anything below it.
+func (v *view) createList(topic, p string) {
+	c := v.created[topic]
+	if c == nil {
+		c = &createdPartitions{}
+		v.created[topic] = c
+	}
+	_, deleted := v.planned[p]
+	c.mapped = c.mapped || deleted
+}
+
+// plan records that the ops planned so far leave z at p.
+func (v *view) plan(p string, z plannedZnode) {
+	v.planned[p] = z
+	if len(v.created) == 0 {
+		return
+	}
+	if topic, _, _, isPart := partitionPath(p); isPart && v.created[topic] != nil {
+		v.created[topic].mapped = true
+	}
+}
+
+// addOp plans op, on a znode planning does not mark (opTarget).
+func (v *view) addOp(op migrationzk.Op) {
+	v.ops = append(v.ops, op)
+	v.targets = append(v.targets, opTarget{})
 }
 
 // remove plans the delete of p, if it exists; its children must be gone
@@ -322,8 +405,8 @@ func (v *view) remove(p string) bool {
 	}
 	if known && exists {
 		z, _ := v.current(p)
-		v.ops = append(v.ops, migrationzk.Delete(p, z.Version))
-		v.planned[p] = plannedZnode{version: -1}
+		v.addOp(migrationzk.Delete(p, z.Version))
+		v.plan(p, plannedZnode{version: -1})
 	}
 	return known
 }
@@ -334,7 +417,7 @@ func (v *view) notify(prefix string, data []byte) bool {
 	if !v.ensureParents(prefix) {
 		return false
 	}
-	v.ops = append(v.ops, migrationzk.CreateSequential(prefix, data))
+	v.addOp(migrationzk.CreateSequential(prefix, data))
 	return true
 }
 
@@ -373,7 +456,7 @@ func (v *view) decodeTopic(z migrationzk.Znode) (znode.Topic, error) {
 // planned, read, or proven missing by what was read, not from what the
 // Client remembers.
 func (v *view) fresh(p string) bool {
-	if _, ok := v.planned[p]; ok {
+	if _, ok := v.plannedAt(p); ok {
 		return true
 	}
 	if _, ok := v.znodes[p]; ok {

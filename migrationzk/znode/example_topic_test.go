@@ -36,6 +36,19 @@ func ExampleTopic_Encode_partitionOrder() {
 	// {"partitions":{"11":[1],"0":[1],"1":[1],"2":[1],"3":[1],"4":[1],"5":[1],"6":[1],"7":[1],"8":[1],"9":[1],"10":[1]},"adding_replicas":{},"removing_replicas":{},"version":3}
 }
 
+func ExampleEncodeTopic() {
+	// A caller that holds its partitions in a list, in any order, writes
+	// the bytes Topic.Encode writes for the same topic.
+	id, _ := znode.ParseUuid("ASNFZ4mrze_-3LqYdlQyEA")
+	partitions := []znode.PartitionAssignment{
+		{Partition: 1, ReplicaAssignment: znode.ReplicaAssignment{Replicas: []int32{2, 3, 1}}},
+		{Partition: 0, ReplicaAssignment: znode.ReplicaAssignment{Replicas: []int32{1, 2, 3}}},
+	}
+	fmt.Printf("%s\n", znode.EncodeTopic(id, partitions))
+	// Output:
+	// {"partitions":{"0":[1,2,3],"1":[2,3,1]},"topic_id":"ASNFZ4mrze_-3LqYdlQyEA","adding_replicas":{},"removing_replicas":{},"version":3}
+}
+
 func ExampleDecodeTopic() {
 	// A Scala 2.12 build writes another key order; both read the same.
 	t, err := znode.DecodeTopic([]byte(`{"removing_replicas":{},"partitions":{"1":[2,3,1],"0":[1,2,3]},"topic_id":"ASNFZ4mrze_-3LqYdlQyEA","adding_replicas":{},"version":3}`))

@@ -55,22 +55,22 @@ func maxPartitionStateLen(n int) int {
 // and returns the extended slice.
 func (p PartitionState) AppendEncode(dst []byte) []byte {
 	dst = append(dst, `{"controller_epoch":`...)
-	dst = strconv.AppendInt(dst, int64(p.ControllerEpoch), 10)
+	dst = appendInt32(dst, p.ControllerEpoch)
 	dst = append(dst, `,"leader":`...)
-	dst = strconv.AppendInt(dst, int64(p.Leader), 10)
+	dst = appendInt32(dst, p.Leader)
 	dst = append(dst, `,"version":1`...)
 	if p.LeaderRecoveryState != 0 {
 		dst = append(dst, `,"leader_recovery_state":`...)
 		dst = strconv.AppendInt(dst, int64(p.LeaderRecoveryState), 10)
 	}
 	dst = append(dst, `,"leader_epoch":`...)
-	dst = strconv.AppendInt(dst, int64(p.LeaderEpoch), 10)
+	dst = appendInt32(dst, p.LeaderEpoch)
 	dst = append(dst, `,"isr":[`...)
 	for i, r := range p.ISR {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = strconv.AppendInt(dst, int64(r), 10)
+		dst = appendInt32(dst, r)
 	}
 	return append(dst, "]}"...)
 }

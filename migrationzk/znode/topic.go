@@ -86,60 +86,126 @@ func (t Topic) Equal(u Topic) bool {
 // A negative partition id is written as it is, although DecodeTopic
 // refuses it.
 func (t Topic) Encode() []byte {
-	return t.AppendEncode(make([]byte, 0, t.maxEncodedLen()))
-}
-
-// maxEncodedLen bounds the length of the encoding of t.
-func (t Topic) maxEncodedLen() int {
-	const fixed = len(`{"partitions":{},"topic_id":"","adding_replicas":{},"removing_replicas":{},"version":3}`) + uuidTextLen
-	n := fixed
-	for _, a := range t.Partitions {
-		const perMap = len(`,"-2147483648":[]`)
-		n += 3*perMap + 12*(len(a.Replicas)+len(a.AddingReplicas)+len(a.RemovingReplicas))
-	}
-	return n
+	return EncodeTopic(t.ID, t.assignments())
 }
 
 // AppendEncode appends the encoding of t, as returned by Encode, to dst
 // and returns the extended slice.
 func (t Topic) AppendEncode(dst []byte) []byte {
-	ids := slices.Collect(maps.Keys(t.Partitions))
+	return appendTopic(dst, t.ID, t.assignments())
+}
+
+// assignments returns t's partitions as a list, in no order.
+func (t Topic) assignments() []PartitionAssignment {
+	parts := make([]PartitionAssignment, 0, len(t.Partitions))
+	for id, a := range t.Partitions {
+		parts = append(parts, PartitionAssignment{Partition: id, ReplicaAssignment: a})
+	}
+	return parts
+}
+
+// PartitionAssignment is one partition of a topic znode, its id with its
+// assignment, as EncodeTopic takes them.
+type PartitionAssignment struct {
+	Partition int32
+	ReplicaAssignment
+}
+
+// EncodeTopic returns the encoding of the topic znode of a topic with id
+// and partitions, as Topic.Encode returns it for the same topic, from a
+// list rather than a map: for a caller that holds its partitions in one.
+// The partition ids must be distinct; their order does not matter.
+func EncodeTopic(id Uuid, partitions []PartitionAssignment) []byte {
+	return appendTopic(make([]byte, 0, maxTopicLen(partitions)), id, partitions)
+}
+
+// maxTopicLen bounds the length of the encoding of a topic with
+// partitions, closely: the room is allocated at once.
+func maxTopicLen(partitions []PartitionAssignment) int {
+	const fixed = len(`{"partitions":{},"topic_id":"","adding_replicas":{},"removing_replicas":{},"version":3}`) + uuidTextLen
+	n := fixed
+	for i := range partitions {
+		a := &partitions[i]
+		n += entryLen(a.Partition, a.Replicas)
+		if len(a.AddingReplicas) > 0 {
+			n += entryLen(a.Partition, a.AddingReplicas)
+		}
+		if len(a.RemovingReplicas) > 0 {
+			n += entryLen(a.Partition, a.RemovingReplicas)
+		}
+	}
+	return n
+}
+
+// entryLen bounds the length of the entry of partition id in a replica
+// map, list its replicas, and the comma before it.
+func entryLen(id int32, list []int32) int {
+	n := len(`,"":[]`) + decimalLen(id) + max(len(list)-1, 0) // and the commas between replicas
+	for _, r := range list {
+		n += decimalLen(r)
+	}
+	return n
+}
+
+// decimalLen bounds the length of v in decimal.
+func decimalLen(v int32) int {
+	switch {
+	case v < 0:
+		return len("-2147483648")
+	case v < 10:
+		return 1
+	case v < 100:
+		return 2
+	case v < 1000:
+		return 3
+	case v < 10000:
+		return 4
+	}
+	return len("2147483647")
+}
+
+// appendTopic appends the encoding of the topic with id and partitions.
+func appendTopic(dst []byte, id Uuid, partitions []PartitionAssignment) []byte {
 	dst = append(dst, `{"partitions":`...)
-	dst = t.appendReplicaMap(dst, ids, func(a ReplicaAssignment) []int32 { return a.Replicas }, true)
-	if !t.ID.IsZero() {
+	dst = appendReplicaMap(dst, partitions, func(a *PartitionAssignment) []int32 { return a.Replicas }, true)
+	if !id.IsZero() {
 		dst = append(dst, `,"topic_id":"`...)
-		dst = append(t.ID.AppendText(dst), '"')
+		dst = append(id.AppendText(dst), '"')
 	}
 	dst = append(dst, `,"adding_replicas":`...)
-	dst = t.appendReplicaMap(dst, ids, func(a ReplicaAssignment) []int32 { return a.AddingReplicas }, false)
+	dst = appendReplicaMap(dst, partitions, func(a *PartitionAssignment) []int32 { return a.AddingReplicas }, false)
 	dst = append(dst, `,"removing_replicas":`...)
-	dst = t.appendReplicaMap(dst, ids, func(a ReplicaAssignment) []int32 { return a.RemovingReplicas }, false)
+	dst = appendReplicaMap(dst, partitions, func(a *PartitionAssignment) []int32 { return a.RemovingReplicas }, false)
 	return append(dst, `,"version":3}`...)
 }
 
 // appendReplicaMap appends a JSON object mapping the decimal partition ids
 // to the list replicas picks from each assignment, in Scala 2.13
-// mutable.HashMap order. ids are t's partition ids, in any order;
-// unless all is set, partitions whose list is empty are left out.
-func (t Topic) appendReplicaMap(dst []byte, ids []int32, replicas func(ReplicaAssignment) []int32, all bool) []byte {
-	keys := ids
-	if !all {
-		keys = make([]int32, 0, len(ids))
-		for _, id := range ids {
-			if len(replicas(t.Partitions[id])) > 0 {
-				keys = append(keys, id)
-			}
+// mutable.HashMap order. Unless all is set, partitions whose list is
+// empty are left out.
+func appendReplicaMap(dst []byte, partitions []PartitionAssignment, replicas func(*PartitionAssignment) []int32, all bool) []byte {
+	var listed []*PartitionAssignment
+	for i := range partitions {
+		if all || len(replicas(&partitions[i])) > 0 {
+			listed = append(listed, &partitions[i])
 		}
 	}
+	if len(listed) == 0 {
+		return append(dst, '{', '}')
+	}
+	ids := make([]int32, len(listed))
+	for i, a := range listed {
+		ids[i] = a.Partition
+	}
 	dst = append(dst, '{')
-	for i, id := range scalaorder.MutableHashMapOrderOfDecimals(keys) {
+	for i, at := range scalaorder.MutableHashMapOrderOfDecimals(ids) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, '"')
-		dst = strconv.AppendInt(dst, int64(id), 10)
+		dst = appendInt32(dst, ids[at])
 		dst = append(dst, `":`...)
-		dst = appendReplicaList(dst, replicas(t.Partitions[id]))
+		dst = appendReplicaList(dst, replicas(listed[at]))
 	}
 	return append(dst, '}')
 }
@@ -151,9 +217,24 @@ func appendReplicaList(dst []byte, vs []int32) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = strconv.AppendInt(dst, int64(v), 10)
+		dst = appendInt32(dst, v)
 	}
 	return append(dst, ']')
+}
+
+// appendInt32 appends v in decimal, as strconv.AppendInt does, with a
+// shorter way for the values below 1000 that most broker and partition
+// ids and epochs are.
+func appendInt32(dst []byte, v int32) []byte {
+	switch {
+	case v < 0 || v >= 1000:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case v < 10:
+		return append(dst, byte('0'+v))
+	case v < 100:
+		return append(dst, byte('0'+v/10), byte('0'+v%10))
+	}
+	return append(dst, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
 }
 
 // DecodeTopic decodes the content of a topic znode as Kafka 3.9's

@@ -2,7 +2,10 @@ package znode
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -235,8 +238,41 @@ func TestTopicAppendEncode(t *testing.T) {
 		if got := tp.AppendEncode([]byte("prefix:")); string(got) != "prefix:"+string(enc) {
 			t.Errorf("AppendEncode = %q, want prefix:%q", got, enc)
 		}
-		if n := tp.maxEncodedLen(); len(enc) > n {
+		if n := maxTopicLen(tp.assignments()); len(enc) > n {
 			t.Errorf("encoding of %d partitions: len %d > %d", len(tp.Partitions), len(enc), n)
+		}
+	}
+}
+
+// appendInt32 writes what strconv.AppendInt writes, across its short
+// cases' edges and beyond.
+func TestAppendInt32(t *testing.T) {
+	for _, v := range []int32{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 65535, math.MaxInt32, -1, -9, -10, -999, -1000, math.MinInt32} {
+		if got, want := string(appendInt32([]byte("x"), v)), "x"+strconv.Itoa(int(v)); got != want {
+			t.Errorf("appendInt32(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// EncodeTopic encodes a list of partitions as Topic.Encode encodes the
+// map that holds them, whatever the list's order.
+func TestEncodeTopic(t *testing.T) {
+	sparse := Topic{ID: goldenTopicUuid, Partitions: map[int32]ReplicaAssignment{
+		7: {Replicas: []int32{1, 2}, AddingReplicas: []int32{2}}, 1400090000: {Replicas: []int32{3}}, 1093703041: {Replicas: []int32{4}, RemovingReplicas: []int32{4}}, 0: {Replicas: []int32{}},
+	}}
+	for _, tp := range []Topic{denseTopic(0), denseTopic(3), denseTopic(30), denseTopic(1000), sparse} {
+		list := tp.assignments()
+		slices.SortFunc(list, func(a, b PartitionAssignment) int { return cmp.Compare(a.Partition, b.Partition) })
+		ascending := EncodeTopic(tp.ID, list)
+		slices.Reverse(list)
+		descending := EncodeTopic(tp.ID, list)
+		if want := tp.Encode(); string(ascending) != string(want) || string(descending) != string(want) {
+			t.Errorf("EncodeTopic of %d partitions =\n%s\n%s\nwant\n%s", len(list), ascending, descending, want)
+		}
+		// The room allocated at once holds the encoding, with little to
+		// spare.
+		if n := maxTopicLen(list); len(ascending) > n || n > len(ascending)+64 {
+			t.Errorf("EncodeTopic of %d partitions: %d bytes in a room of %d", len(list), len(ascending), n)
 		}
 	}
 }
@@ -407,8 +443,8 @@ func FuzzTopicRoundTrip(f *testing.F) {
 		if err != nil || !got.Equal(tp) {
 			t.Fatalf("decode(encode(%+v)) = %+v, %v\n%s", tp, got, err, enc)
 		}
-		if n := tp.maxEncodedLen(); len(enc) > n {
-			t.Fatalf("len %d > maxEncodedLen %d", len(enc), n)
+		if n := maxTopicLen(tp.assignments()); len(enc) > n {
+			t.Fatalf("len %d > maxTopicLen %d", len(enc), n)
 		}
 	})
 }
