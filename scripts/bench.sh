@@ -2,7 +2,7 @@
 # Runs the benchmarks of ./bench against real ZooKeeper servers, each group
 # with an iteration count that suits it, keeps their output in bench.out
 # (or $BENCH_OUT), and prints the table of the figures the performance goals
-# are judged by (internal/benchfmt). Exits non-zero when a goal does not
+# are judged by (scripts/benchfmt). Exits non-zero when a goal does not
 # hold. BENCH_SCALE multiplies the iteration counts (default 1).
 set -euo pipefail
 export ZKWRITER_REQUIRE_ZK=1
@@ -43,4 +43,4 @@ run '^BenchmarkMonitorScan$' 3
 run '^BenchmarkKRaftDiff$' 3
 note "load after: $(uptime | sed 's/.*load average/load average/')"
 echo
-go run ./internal/benchfmt "$out"
+go run ./scripts/benchfmt "$out"
