@@ -3,6 +3,7 @@ package migrationzk_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -38,5 +39,29 @@ func TestReadAbandonedByContext(t *testing.T) {
 				t.Fatalf("%s after: %v", tc.name, err)
 			}
 		})
+	}
+}
+
+// Fault: the request of one read of many dropped, and the caller's
+// context ended at that moment. Read returns the context's error at once
+// and sends no read it had not sent by then: at most the reads already in
+// flight, never the rest of the list.
+func TestReadOfManyAbandonedByContext(t *testing.T) {
+	c := newCluster(t)
+	w := c.writer()
+	paths := make([]string, 1000)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("/brokers/topics/t%d", i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.faults.ResetCounts()
+	c.faults.Arm(zktest.Fault{Action: zktest.DropRequest, Op: zktest.OpGetData, Then: cancel})
+	if _, err := w.ReadAfterSync(ctx, paths...); !errors.Is(err, context.Canceled) {
+		t.Fatalf("ReadAfterSync with a request dropped and its context cancelled: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond) // for any read sent late to be counted
+	if n := c.faults.Count(zktest.OpGetData); n > 2*64 {
+		t.Fatalf("%d of %d reads sent after the context ended with the first", n, len(paths))
 	}
 }

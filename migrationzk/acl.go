@@ -196,8 +196,8 @@ func (w *Writer) ReadACL(ctx context.Context, paths ...string) ([]ZnodeACL, erro
 		return nil, fmt.Errorf("migrationzk: sync: %w", err)
 	}
 	out := make([]ZnodeACL, len(paths))
-	err = inParallel(len(full), func(i int) error {
-		acl, exists, err := w.exec.getACL(ctx, reader, full[i])
+	err = w.exec.inParallel(ctx, len(full), func(r *retrier, i int) error {
+		acl, exists, err := w.exec.getACL(ctx, r, reader, full[i])
 		out[i] = ZnodeACL{Path: paths[i], Exists: exists, ACL: acl}
 		return err
 	})
@@ -208,9 +208,9 @@ func (w *Writer) ReadACL(ctx context.Context, paths ...string) ([]ZnodeACL, erro
 }
 
 // getACL reads the ACL of the znode at path, if it exists.
-func (e *executor) getACL(ctx context.Context, reader aclReader, path string) (acl []zk.ACL, exists bool, err error) {
+func (e *executor) getACL(ctx context.Context, r *retrier, reader aclReader, path string) (acl []zk.ACL, exists bool, err error) {
 	var read []zk.ACL
-	err = e.read(ctx, e.retrier(), func() error {
+	err = e.read(ctx, r, func() error {
 		a, _, err := reader.GetACL(path)
 		read = a
 		return err

@@ -27,7 +27,7 @@ type executor struct {
 // the caller must not read what fn sets.
 func (e *executor) read(ctx context.Context, r *retrier, fn func() error) error {
 	for {
-		returned, err := call(ctx, e.waiter, fn)
+		returned, err := e.send(ctx, r, fn)
 		if !returned {
 			return ctx.Err()
 		}
@@ -43,6 +43,20 @@ func (e *executor) read(ctx context.Context, r *retrier, fn func() error) error 
 		}
 		return err
 	}
+}
+
+// send runs fn once and reports whether it returned: on the caller's
+// goroutine when ctx cannot end or r is direct, otherwise on the waiter's,
+// so that the caller can leave when ctx ends. Nothing is sent once ctx
+// has ended.
+func (e *executor) send(ctx context.Context, r *retrier, fn func() error) (returned bool, err error) {
+	if !r.direct {
+		return call(ctx, e.waiter, fn)
+	}
+	if ctx.Err() != nil {
+		return false, nil
+	}
+	return true, fn()
 }
 
 // znodeState is a reread of one znode.
@@ -110,19 +124,25 @@ const maxReadsInFlight = 64
 // missing znode is not an error.
 func (e *executor) getAll(ctx context.Context, paths []string) ([]znodeState, error) {
 	cur := make([]znodeState, len(paths))
-	err := inParallel(len(paths), func(i int) error {
-		// Each read retries on its own: a retrier paces one call.
+	err := e.inParallel(ctx, len(paths), func(r *retrier, i int) error {
 		var err error
-		cur[i], err = e.get(ctx, e.retrier(), paths[i])
+		cur[i], err = e.get(ctx, r, paths[i])
 		return err
 	})
-	return cur, err
+	if err != nil {
+		return nil, err
+	}
+	return cur, nil
 }
 
-// inParallel runs fn(0) to fn(n-1), maxReadsInFlight at a time, and
-// returns their errors joined. Each of up to maxReadsInFlight goroutines
-// takes the next index until none is left.
-func inParallel(n int, fn func(i int) error) error {
+// inParallel runs fn(r, 0) to fn(r, n-1) on up to maxReadsInFlight
+// goroutines, each taking the next index until none is left, and returns
+// their errors joined. Each fn gets a retrier of its own, direct: its
+// requests run on the goroutine that took it, not handed to the waiter
+// one by one. When ctx ends, inParallel returns ctx's error at once, the
+// goroutines take no further index, and the requests in flight finish
+// alone: the caller must then not read what fn sets.
+func (e *executor) inParallel(ctx context.Context, n int, fn func(r *retrier, i int) error) error {
 	errs := make([]error, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -130,12 +150,26 @@ func inParallel(n int, fn func(i int) error) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				errs[i] = fn(i)
+			for i := int(next.Add(1) - 1); i < n && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				r := e.retrier()
+				r.direct = true
+				errs[i] = fn(r, i)
 			}
 		}()
 	}
-	wg.Wait()
+	if ctx.Done() == nil {
+		wg.Wait()
+		return errors.Join(errs...)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return errors.Join(errs...)
 }
 

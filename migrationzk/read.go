@@ -112,8 +112,8 @@ func (w *Writer) children(ctx context.Context, sync bool, paths []string) ([]Lis
 		}
 	}
 	out := make([]Listing, len(paths))
-	err = inParallel(len(full), func(i int) error {
-		names, exists, err := w.exec.childrenOf(ctx, full[i])
+	err = w.exec.inParallel(ctx, len(full), func(r *retrier, i int) error {
+		names, exists, err := w.exec.childrenOf(ctx, r, full[i])
 		sort.Strings(names)
 		out[i] = Listing{Path: paths[i], Exists: exists, Names: names}
 		return err

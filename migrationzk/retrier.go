@@ -24,6 +24,10 @@ type retrier struct {
 	// the current wait; lastProbe when it was last probed for being closed.
 	disconnectedSince time.Time
 	lastProbe         time.Time
+	// direct runs the call's requests on its own goroutine rather than
+	// the waiter's: set for a call that something else lets go when its
+	// context ends (executor.inParallel).
+	direct bool
 }
 
 func (e *executor) retrier() *retrier {

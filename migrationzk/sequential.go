@@ -88,14 +88,14 @@ func (b *batch) createdAt(ctx context.Context, parent string, zxid int64) ([]opZ
 
 // children lists the children of path; a missing znode has none.
 func (e *executor) children(ctx context.Context, path string) ([]string, error) {
-	names, _, err := e.childrenOf(ctx, path)
+	names, _, err := e.childrenOf(ctx, e.retrier(), path)
 	return names, err
 }
 
 // childrenOf lists the children of path, and whether it exists.
-func (e *executor) childrenOf(ctx context.Context, path string) ([]string, bool, error) {
+func (e *executor) childrenOf(ctx context.Context, r *retrier, path string) ([]string, bool, error) {
 	var names []string
-	err := e.read(ctx, e.retrier(), func() error {
+	err := e.read(ctx, r, func() error {
 		var err error
 		names, _, err = e.conn.Children(path)
 		return err
