@@ -28,7 +28,7 @@ run '^BenchmarkSASLRecovery$' 24
 run '^BenchmarkSASLConnect$' 24
 run '^BenchmarkKerberosRecovery$' 24
 run '^BenchmarkKerberosConnect$' 24
-run '^BenchmarkApplyScaling$' 5
+run '^BenchmarkApplyScaling$' 12
 run '^BenchmarkCreateTopic$' 48
 run '^BenchmarkDeltaScaling$' 5
 run '^BenchmarkRead$' 6
