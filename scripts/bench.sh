@@ -32,7 +32,7 @@ run '^BenchmarkApplyScaling$' 12
 run '^BenchmarkCreateTopic$' 48
 run '^BenchmarkDeltaScaling$' 5
 run '^BenchmarkRead$' 6
-run '^BenchmarkSync$' 6
+run '^BenchmarkSync$' 12
 run '^BenchmarkImageMemory$' 3
 run '^BenchmarkRememberedDelta$' 200
 run '^BenchmarkRememberedMemory$' 3
