@@ -63,39 +63,65 @@ func (sc *scaling) apply(tb testing.TB) applied {
 	return applied{d: d, requests: e.faults.Requests(), allocs: after.Mallocs - before.Mallocs, bytes: after.TotalAlloc - before.TotalAlloc}
 }
 
+// scalingSizes are BenchmarkApplyScaling's batch sizes.
+var scalingSizes = []int{10, 100, 1000, 10000}
+
+// newScalings makes one scaling per size of scalingSizes, each on an env
+// of its own under prefix, with every every-th op refused (see
+// refusedEvery): the znodes of those ops exist already.
+func newScalings(tb testing.TB, srv *zktest.Server, admin *zk.Conn, prefix string, every int) []*scaling {
+	tb.Helper()
+	out := make([]*scaling, len(scalingSizes))
+	for k, n := range scalingSizes {
+		sc := &scaling{e: newEnv(tb, srv.Servers, admin, srv.Path(fmt.Sprintf("%s-%d", prefix, n)), nil), ps: newPartitions("topic", n), refused: refusedEvery(n, every)}
+		sc.ps.createParents(tb, admin, sc.e.root)
+		for i := range sc.refused {
+			mustCreate(tb, admin, sc.e.p(sc.ps.paths[i]), []byte("already"))
+		}
+		out[k] = sc
+	}
+	return out
+}
+
 // BenchmarkApplyScaling writes batches of 10 to 10,000 partition states
 // with Writer.Apply, all created (refused=0), or with every 100th op
 // (refused=1%) or every 10th (refused=10%) refused by ZooKeeper with
 // NodeExists, which Apply reports per op and resends the rest of its
-// transaction without. The znodes are deleted after each batch, outside
-// the timing. ns/znode and allocs/znode are per op of the batch; requests
-// is the round trips per batch. Time per op must not grow with the batch.
+// transaction without. Each iteration applies one batch of each size, the
+// sizes in changing order (see order), each on an env of its own, so
+// that the machine's load hits the sizes alike; the znodes are deleted
+// after each batch, outside the timing. ops=N-ns/znode is the median over
+// the iterations of a batch's time over its N ops; ops=N-allocs/znode
+// the mean heap allocations per op; ops=N-requests the mean round trips
+// per batch. Time per op must not grow with the batch. Each refused rate
+// has a server of its own: the test server's 256 MB heap fills after some
+// fifteen iterations' transactions of 1 MB, and its full collections then
+// slow the largest batches alone.
 func BenchmarkApplyScaling(b *testing.B) {
-	srv := zktest.Start(b)
-	admin := srv.Connect(b)
 	for _, every := range []int{0, 100, 10} {
-		for _, n := range []int{10, 100, 1000, 10000} {
-			name := fmt.Sprintf("refused=%s/ops=%d", map[int]string{0: "0", 100: "1%", 10: "10%"}[every], n)
-			sc := &scaling{e: newEnv(b, srv.Servers, admin, srv.Path(fmt.Sprintf("/scale-%d-%d", every, n)), nil), ps: newPartitions("topic", n), refused: refusedEvery(n, every)}
-			sc.ps.createParents(b, admin, sc.e.root)
-			for i := range sc.refused {
-				mustCreate(b, admin, sc.e.p(sc.ps.paths[i]), []byte("already"))
+		srv := zktest.Start(b)
+		admin := srv.Connect(b)
+		scs := newScalings(b, srv, admin, fmt.Sprintf("/scale-%d", every), every)
+		b.Run("refused="+map[int]string{0: "0", 100: "1%", 10: "10%"}[every], func(b *testing.B) {
+			names := make([]string, len(scalingSizes))
+			for k, n := range scalingSizes {
+				names[k] = fmt.Sprintf("ops=%d", n)
 			}
-			b.Run(name, func(b *testing.B) {
-				var sum applied
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					a := sc.apply(b)
-					sum.d, sum.requests, sum.allocs = sum.d+a.d, sum.requests+a.requests, sum.allocs+a.allocs
-					b.StopTimer()
-					sc.ps.deleteAll(b, admin, sc.e.root, sc.refused)
-					b.StartTimer()
+			smp := newSamples(b.N, names...)
+			sums := make([]applied, len(scalingSizes))
+			for i := 0; i < b.N; i++ {
+				for _, k := range order(i, len(scalingSizes)) {
+					a := scs[k].apply(b)
+					smp.add(k, a.d)
+					sums[k].requests, sums[k].allocs = sums[k].requests+a.requests, sums[k].allocs+a.allocs
+					scs[k].ps.deleteAll(b, admin, scs[k].e.root, scs[k].refused)
 				}
-				per := float64(b.N * n)
-				b.ReportMetric(float64(sum.d.Nanoseconds())/per, "ns/znode")
-				b.ReportMetric(float64(sum.allocs)/per, "allocs/znode")
-				b.ReportMetric(float64(sum.requests)/float64(b.N), "requests")
-			})
-		}
+			}
+			for k, n := range scalingSizes {
+				b.ReportMetric(float64(smp.quantile(k, 0.5).Nanoseconds())/float64(n), names[k]+"-ns/znode")
+				b.ReportMetric(float64(sums[k].allocs)/float64(b.N*n), names[k]+"-allocs/znode")
+				b.ReportMetric(float64(sums[k].requests)/float64(b.N), names[k]+"-requests")
+			}
+		})
 	}
 }

@@ -28,11 +28,11 @@ run '^BenchmarkSASLRecovery$' 24
 run '^BenchmarkSASLConnect$' 24
 run '^BenchmarkKerberosRecovery$' 24
 run '^BenchmarkKerberosConnect$' 24
-run '^BenchmarkApplyScaling$' 5
+run '^BenchmarkApplyScaling$' 12
 run '^BenchmarkCreateTopic$' 48
 run '^BenchmarkDeltaScaling$' 5
 run '^BenchmarkRead$' 6
-run '^BenchmarkSync$' 6
+run '^BenchmarkSync$' 12
 run '^BenchmarkImageMemory$' 3
 run '^BenchmarkRememberedDelta$' 200
 run '^BenchmarkRememberedMemory$' 3

@@ -329,11 +329,12 @@ func deltaRows(r run) []row {
 	}
 }
 
-// series returns a metric of BenchmarkApplyScaling for each batch size.
+// series returns a metric of BenchmarkApplyScaling for each batch size,
+// all taken in the same iterations of the sub-benchmark of refused.
 func series(r run, refused, unit string) ([]float64, bool) {
 	var out []float64
 	for _, n := range [...]int{10, 100, 1000, 10000} { // BenchmarkApplyScaling's sizes
-		v, ok := metric(r, fmt.Sprintf("ApplyScaling/refused=%s/ops=%d", refused, n), unit)
+		v, ok := metric(r, "ApplyScaling/refused="+refused, fmt.Sprintf("ops=%d-%s", n, unit))
 		if !ok {
 			return nil, false
 		}
