@@ -135,9 +135,10 @@ func (e *executor) getAll(ctx context.Context, paths []string) ([]znodeState, er
 	return cur, nil
 }
 
-// inParallel runs fn(r, 0) to fn(r, n-1) on up to maxReadsInFlight
-// goroutines, each taking the next index until none is left, and returns
-// their errors joined. Each fn gets a retrier of its own, direct: its
+// inParallel runs fn(r, i) for each i from 0 to n-1 on up to
+// maxReadsInFlight goroutines, each taking the next index until none is
+// left, and returns their errors joined. Each i gets a retrier r of its
+// own (a retrier paces one call), direct: its
 // requests run on the goroutine that took it, not handed to the waiter
 // one by one. When ctx ends, inParallel returns ctx's error at once, the
 // goroutines take no further index, and the requests in flight finish
