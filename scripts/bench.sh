@@ -39,7 +39,7 @@ run '^BenchmarkRememberedMemory$' 3
 run '^BenchmarkKRaftReplay$' 10
 run '^BenchmarkKRaftImageMemory$' 3
 run '^BenchmarkMonitorScrape$' 3000
-run '^BenchmarkMonitorScan$' 3
+run '^BenchmarkMonitorScan$' 6
 run '^BenchmarkKRaftDiff$' 3
 note "load after: $(uptime | sed 's/.*load average/load average/')"
 echo
