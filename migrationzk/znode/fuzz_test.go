@@ -139,8 +139,26 @@ func FuzzDecodePartitionState(f *testing.F) {
 	for _, s := range jsonSeeds() {
 		f.Add([]byte(s))
 	}
+	for _, p := range []PartitionState{
+		{ControllerEpoch: 2, Leader: 1, LeaderEpoch: 0, ISR: []int32{1, 2, 3}},
+		{ControllerEpoch: -1, Leader: -1, LeaderEpoch: 2147483647, ISR: []int32{}, LeaderRecoveryState: 1},
+		{ControllerEpoch: -2147483648, Leader: 1000, LeaderEpoch: 999, ISR: []int32{0}},
+	} {
+		f.Add(p.Encode())
+	}
+	f.Add([]byte(`{"controller_epoch":02,"leader":1,"version":1,"leader_epoch":0,"isr":[1]}`))
+	f.Add([]byte(`{"controller_epoch":-0,"leader":1,"version":1,"leader_epoch":0,"isr":[1]}`))
+	f.Add([]byte(`{"controller_epoch":2147483648,"leader":1,"version":1,"leader_epoch":0,"isr":[1]}`))
+	f.Add([]byte(`{"controller_epoch":2,"leader":1,"version":1,"leader_recovery_state":0,"leader_epoch":0,"isr":[1]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := DecodePartitionState(data)
+		if fast, ok := decodeCanonicalPartitionState(data); ok {
+			// The canonical form's shortcut agrees with the JSON decoder.
+			general, gerr := decodePartitionStateJSON(data)
+			if gerr != nil || !general.Equal(fast) || general.ISR == nil || fast.ISR == nil {
+				t.Fatalf("%q: shortcut %+v, JSON decoder %+v, %v", data, fast, general, gerr)
+			}
+		}
 		if err != nil {
 			checkFuzzError(t, err, partitionStatePattern, data)
 			if !p.Equal(PartitionState{}) || p.ISR != nil {

@@ -85,6 +85,14 @@ func (p PartitionState) AppendEncode(dst []byte) []byte {
 // The Path of a returned *DecodeError is
 // "/brokers/topics/<topic>/partitions/<partition>/state", literally.
 func DecodePartitionState(data []byte) (PartitionState, error) {
+	if p, ok := decodeCanonicalPartitionState(data); ok {
+		return p, nil
+	}
+	return decodePartitionStateJSON(data)
+}
+
+// decodePartitionStateJSON is DecodePartitionState for any JSON.
+func decodePartitionStateJSON(data []byte) (PartitionState, error) {
 	o := parseObject(partitionStatePattern, data)
 	p := PartitionState{
 		ControllerEpoch:     o.int32("controller_epoch"),
