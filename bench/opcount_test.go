@@ -16,8 +16,9 @@ import (
 // opCounter is a dialer that counts the znode operations of the requests
 // sent on its connections, a multi's ops one by one, by opcode.
 type opCounter struct {
-	mu  sync.Mutex
-	ops map[int32]int64
+	mu       sync.Mutex
+	ops      map[int32]int64
+	requests int64
 }
 
 // dial dials address and counts what is written to it.
@@ -37,10 +38,19 @@ func (c *opCounter) writes() (creates, deletes, sets int64) {
 	return c.ops[wire.OpCreate], c.ops[wire.OpDelete], c.ops[wire.OpSetData]
 }
 
+// sent returns the requests sent since the last reset, a multi as one,
+// but for the session's pings, which the client sends when it has been
+// idle for a while.
+func (c *opCounter) sent() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.requests
+}
+
 func (c *opCounter) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ops = nil
+	c.ops, c.requests = nil, 0
 }
 
 func (c *opCounter) count(req wire.Request) {
@@ -48,6 +58,9 @@ func (c *opCounter) count(req wire.Request) {
 	defer c.mu.Unlock()
 	if c.ops == nil {
 		c.ops = map[int32]int64{}
+	}
+	if req.Opcode != wire.OpPing {
+		c.requests++
 	}
 	for _, op := range req.Ops {
 		c.ops[op.Opcode]++

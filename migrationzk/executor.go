@@ -137,10 +137,11 @@ func (e *executor) getAll(ctx context.Context, paths []string) ([]znodeState, er
 
 // inParallel runs fn(r, i) for each i from 0 to n-1 on up to
 // maxReadsInFlight goroutines, each taking the next index until none is
-// left, and returns their errors joined. Each i gets a retrier r of its
-// own (a retrier paces one call), direct: its
-// requests run on the goroutine that took it, not handed to the waiter
-// one by one. When ctx ends, inParallel returns ctx's error at once, the
+// left, and returns their errors joined. Each i gets a fresh retrier r
+// (a retrier paces one call), direct: its requests run on the goroutine
+// that took it, not handed to the waiter one by one. The goroutine makes
+// its next index's retrier in the same memory once fn returns, so fn
+// must not keep r. When ctx ends, inParallel returns ctx's error at once, the
 // goroutines take no further index, and the requests in flight finish
 // alone: the caller must then not read what fn sets.
 func (e *executor) inParallel(ctx context.Context, n int, fn func(r *retrier, i int) error) error {
@@ -151,9 +152,9 @@ func (e *executor) inParallel(ctx context.Context, n int, fn func(r *retrier, i 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			r := e.retrier()
 			for i := int(next.Add(1) - 1); i < n && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				r := e.retrier()
-				r.direct = true
+				*r = retrier{conn: e.conn, newBackOff: e.opts.newBackOff, direct: true}
 				errs[i] = fn(r, i)
 			}
 		}()

@@ -31,7 +31,7 @@ run '^BenchmarkKerberosConnect$' 24
 run '^BenchmarkApplyScaling$' 12
 run '^BenchmarkCreateTopic$' 48
 run '^BenchmarkDeltaScaling$' 5
-run '^BenchmarkRead$' 6
+run '^BenchmarkRead$' 12
 run '^BenchmarkSync$' 12
 run '^BenchmarkImageMemory$' 3
 run '^BenchmarkRememberedDelta$' 200

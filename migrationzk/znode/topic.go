@@ -252,9 +252,19 @@ func appendInt32(dst []byte, v int32) []byte {
 //
 // The returned map is never nil; each Replicas is non-nil, possibly empty,
 // and AddingReplicas and RemovingReplicas are nil unless non-empty. The
+// lists may share one array, each capped at its length, so that an
+// append to one never changes another. The
 // Path of a returned *DecodeError is "/brokers/topics/<topic>", literally,
 // and its Field names a nested key as "partitions.0".
 func DecodeTopic(data []byte) (Topic, error) {
+	if t, ok := decodeCanonicalTopic(data); ok {
+		return t, nil
+	}
+	return decodeTopicJSON(data)
+}
+
+// decodeTopicJSON is DecodeTopic for any JSON.
+func decodeTopicJSON(data []byte) (Topic, error) {
 	o := parseObject(topicPattern, data)
 	t := Topic{ID: o.topicID(), Partitions: map[int32]ReplicaAssignment{}}
 	adding, removing := o.optSub("adding_replicas"), o.optSub("removing_replicas")

@@ -380,7 +380,65 @@ func topicSeeds() []string {
 		`{"version":3,"partitions":{"0":[1]},"adding_replicas":{"1":[2]}}`,
 		`{"version":3,"partitions":{},"topic_id":"AAAAAAAAAAAAAAAAAAAAAA"}`,
 		topicJSON(ascending(12)),
+		// Encode's form, and near misses of it for the shortcut to refuse.
+		`{"partitions":{"0":[1,2,3],"1":[2,3,1]},"topic_id":"ASNFZ4mrze_-3LqYdlQyEA","adding_replicas":{"1":[4]},"removing_replicas":{"0":[1]},"version":3}`,
+		`{"partitions":{"0":[],"1":[]},"adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"-1":[1]},"adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1],"0":[2]},"adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1]},"adding_replicas":{"1":[2]},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1]},"adding_replicas":{"0":[]},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[01]},"adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1]},"topic_id":"AAAAAAAAAAAAAAAAAAAAAA","adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1]},"topic_id":"ASNFZ4mrze_-3LqYdlQyEA==","adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1]},"topic_id":"ASNFZ4mrze_-3LqYdlQyEB","adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"1":[1],"0":[2]},"adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[2147483648]},"adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1]},"topic_id":"ASNFZ4mr`,
 	)
+}
+
+// threeReplicas returns n partitions, from 0, of three replicas each.
+func threeReplicas(n int32) map[int32]ReplicaAssignment {
+	ps := map[int32]ReplicaAssignment{}
+	for i := int32(0); i < n; i++ {
+		ps[i] = ReplicaAssignment{Replicas: []int32{i%3 + 1, (i+1)%3 + 1, (i+2)%3 + 1}}
+	}
+	return ps
+}
+
+// TestCanonicalTopicShortcut holds the shortcut of DecodeTopic to what it
+// is for: it reads Encode's form of every kind of topic, sharing nothing
+// between lists, and gives up on the near misses of it.
+func TestCanonicalTopicShortcut(t *testing.T) {
+	for _, tp := range []Topic{
+		{Partitions: map[int32]ReplicaAssignment{}},
+		{ID: goldenTopicUuid, Partitions: map[int32]ReplicaAssignment{0: {Replicas: []int32{}}}},
+		{ID: goldenTopicUuid, Partitions: threeReplicas(12)},
+		{Partitions: map[int32]ReplicaAssignment{0: {Replicas: []int32{1, 2, 3, 4}, AddingReplicas: []int32{4}, RemovingReplicas: []int32{1}}, 7: {Replicas: []int32{-5, 2147483647}}}},
+	} {
+		got, ok := decodeCanonicalTopic(tp.Encode())
+		if !ok || !got.Equal(tp) {
+			t.Fatalf("shortcut of %s: %+v, %v", tp.Encode(), got, ok)
+		}
+		checkDecodedTopicShape(t, got)
+		for id, a := range got.Partitions {
+			if len(a.Replicas) > 0 && cap(a.Replicas) != len(a.Replicas) {
+				t.Fatalf("partition %d: a list of %d with room for %d", id, len(a.Replicas), cap(a.Replicas))
+			}
+		}
+	}
+	for _, s := range []string{
+		`{"partitions":{"-1":[1]},"adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1],"0":[2]},"adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1]},"adding_replicas":{"1":[2]},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1]},"topic_id":"AAAAAAAAAAAAAAAAAAAAAA","adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"1":[1],"0":[2]},"adding_replicas":{},"removing_replicas":{},"version":3}`,
+		`{"partitions":{"0":[1]},"topic_id":"ASNFZ4mrze_-3LqYdlQyEA==","adding_replicas":{},"removing_replicas":{},"version":3}`,
+	} {
+		if got, ok := decodeCanonicalTopic([]byte(s)); ok {
+			t.Errorf("shortcut took %s: %+v", s, got)
+		}
+	}
 }
 
 func FuzzDecodeTopic(f *testing.F) {
@@ -389,6 +447,14 @@ func FuzzDecodeTopic(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tp, err := DecodeTopic(data)
+		if fast, ok := decodeCanonicalTopic(data); ok {
+			// The canonical form's shortcut agrees with the JSON decoder.
+			general, gerr := decodeTopicJSON(data)
+			if gerr != nil || !general.Equal(fast) {
+				t.Fatalf("%q: shortcut %+v, JSON decoder %+v, %v", data, fast, general, gerr)
+			}
+			checkDecodedTopicShape(t, fast)
+		}
 		if err != nil {
 			checkFuzzError(t, err, topicPattern, data)
 			if tp.Partitions != nil || !tp.ID.IsZero() {

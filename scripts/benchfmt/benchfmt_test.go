@@ -28,7 +28,7 @@ BenchmarkCreateTopic/jit=full/partitions=1000-2         	      20	 806668645 ns/
 BenchmarkCreateTopic/jit=first-tier/partitions=1000-2   	      20	 906668645 ns/op	         1.000 bound-requests	    429862 kafka-p50-us	      2004 kafka-requests	        10.33 kafka/multi-p50-ratio	         8.712 kafka/ours-p50-ratio	     41617 multi-p50-us	     49344 ours-p50-us	         1.000 ours-requests	         1.000 ours-write-requests	         1.086 ours/multi-p50-ratio	         1.072 ours/multi-paired-p50-ratio
 BenchmarkDeltaScaling/update-partitions-2         	       5	5941517596 ns/op	    233534 delta=100-ns/partition	       102.0 delta=100-requests/delta	         1.000 delta=100-writes/delta	    209460 delta=1000-ns/partition	      1002 delta=1000-requests/delta	         1.000 delta=1000-writes/delta	    207650 delta=10000-ns/partition	     10003 delta=10000-requests/delta	         2.000 delta=10000-writes/delta
 BenchmarkRead/partitions=100000-2         	       3	79390990846 ns/op	   6213842 raw-cpu-p50-us	  22978936 raw-p50-us	   5689832 raw-paged-cpu-p50-us	  23205432 raw-paged-p50-us	         1.010 raw-paged/raw-p50-ratio	   7237505 read-cpu-p50-us	  23844578 read-p50-us	         1.038 read/raw-p50-ratio	         1.044 read/raw-paged-paired-p50-ratio	         1.027 read/raw-paged-p50-ratio	809754274 B/op	11571745 allocs/op
-BenchmarkSync/partitions=100000/changed=1000-2         	       3	47964490273 ns/op	    343064 apply-p50-us	      1000 changed-partitions	  23251480 read+apply-p50-us	  22908417 read-p50-us	  23672598 sync-p50-us	      1001 sync-write-ops	         1.018 sync/read+apply-p50-ratio	         1.021 sync/read+apply-paired-p50-ratio	         1.033 sync/read-p50-ratio	  23201480 sync-read-p50-us	    401372 sync-apply-p50-us	978851944 B/op	15694324 allocs/op
+BenchmarkSync/partitions=100000/changed=1000-2         	       3	47964490273 ns/op	    343064 apply-p50-us	      1000 changed-partitions	  11502000 read+apply-cpu-p50-us	  23251480 read+apply-p50-us	  23310000 read+sync-rest-p50-us	         1.003 read+sync-rest/read+apply-paired-p50-ratio	  22908417 read-p50-us	  11470000 sync-cpu-p50-us	         0.9970 sync-cpu/read+apply-cpu-paired-p50-ratio	         0 sync-extra-requests	  23672598 sync-p50-us	  23201480 sync-read-p50-us	         1.012 sync-read/read-paired-p50-ratio	    103028 sync-requests	    401372 sync-rest-p50-us	      1001 sync-write-ops	         1.021 sync/read+apply-paired-p50-ratio	978851944 B/op	15694324 allocs/op
 BenchmarkImageMemory/read-2         	       3	28676750873 ns/op	         1.003 100000/10000-B/partition-ratio	       219.6 partitions=10000-B/partition	       220.3 partitions=100000-B/partition	488095205 B/op	 8115663 allocs/op
 BenchmarkRememberedDelta/partitions=1000-2         	     200	 210408125 ns/op	    101407 kafka-p50-us	      1000 kafka-requests	         9.920 kafka/ours-p50-ratio	      8449 multi-p50-us	     10223 ours-p50-us	         1.000 ours-requests	         0.1008 ours/kafka-p50-ratio	         1.210 ours/multi-p50-ratio
 BenchmarkRememberedDelta/deletes-2                 	     200	         8.850 ns/op	         0 delete-partitions-reads	         0 delete-topic-reads
@@ -84,9 +84,10 @@ func TestAllGoalsHold(t *testing.T) {
 		"| 7 | requests per delta (writes), 100 / 1,000 / 10,000 partitions | DeltaScaling/update-partitions | 102 (1) / 1002 (1) / 10003 (2) | (comparison) | - |",
 		"| 8 | Read of 100,000 partition states / the bare client sending the same requests (syncs and reads, in Read's waves), median of the ratios in each iteration (medians) | Read/partitions=100000 | 1.044 (23.8 / 23.2 s) | ≤ 1.20 | yes |",
 		"| 8 | Read / the same reads all at once, 64 in flight, median (the waves / all at once); the process's CPU per read, Read / the same requests | Read/partitions=100000 | 1.038 (23.0 s; 1.010); 7.2 / 5.7 s | (comparison) | - |",
-		"| 9 | Sync of a 1% change / Read + a Batch of the change alone, median of the ratios in each iteration (medians) | Sync/partitions=100000/changed=1000 | 1.021 (23.7 / 22.9 + 0.34 s) | ≤ 1.05 | yes |",
+		"| 9 | Sync of a 1% change / Read + a Batch of the change alone, Sync's own read counted as the Read beside it: (Read + Sync's time beyond its read) / (Read + Batch), median of the ratios in each iteration | Sync/partitions=100000/changed=1000 | 1.003 (diff and Batch 0.401 s, Batch alone 0.343 s; Read 22.9 s) | ≤ 1.05 | yes |",
+		"| 9 | Sync: requests on the wire beyond the Read's and the Batch's in the same iteration, the most (Sync's requests) | Sync/partitions=100000/changed=1000 | 0 (103028) | = 0 | yes |",
 		"| 9 | Sync: write ops on the wire (changed partition states, checkpoint) | Sync/partitions=100000/changed=1000 | 1001 (1000 + 1) | = changed + 1 | yes |",
-		"| 9 | Sync / Read, median (Sync's own read; its diff and Batch) | Sync/partitions=100000/changed=1000 | 1.033 (23.2 s; 0.40 s) | (comparison) | - |",
+		"| 9 | Sync / Read + Batch, each whole, median of the ratios in each iteration: wall time; the process's CPU; Sync's own read / the Read beside it | Sync/partitions=100000/changed=1000 | 1.021; 0.997; 1.012 | (comparison) | - |",
 		"| 10 | Image after Read: heap per partition, 10,000 / 100,000 partitions (ratio) | ImageMemory/read | 220 / 220 B (1.003) | ratio ≤ 1.20 | yes |",
 		"| KRaftReplay/partitions=100000 | 0.95 (19.8 / 20.8 ms) | ≤ 1.0 | yes |",
 		"| KRaftReplay/partitions=100000 | 0.95 (18.0 / 19.0 ms); 630 / 600 MB/s; 0.150 / 0.0005 | (comparison) | - |",
@@ -115,7 +116,8 @@ func TestGoalsNotHolding(t *testing.T) {
 	in = strings.Replace(in, "1.000 ours-write-requests", "2.000 ours-write-requests", 1)
 	in = strings.Replace(in, "207650 delta=10000-ns/partition", "262000 delta=10000-ns/partition", 1)
 	in = strings.Replace(in, "1.044 read/raw-paged-paired-p50-ratio", "1.250 read/raw-paged-paired-p50-ratio", 1)
-	in = strings.Replace(in, "1.021 sync/read+apply-paired-p50-ratio", "1.061 sync/read+apply-paired-p50-ratio", 1)
+	in = strings.Replace(in, "1.003 read+sync-rest/read+apply-paired-p50-ratio", "1.061 read+sync-rest/read+apply-paired-p50-ratio", 1)
+	in = strings.Replace(in, "0 sync-extra-requests", "2 sync-extra-requests", 1)
 	in = strings.Replace(in, "1001 sync-write-ops", "1203 sync-write-ops", 1)
 	in = strings.Replace(in, "1.003 100000/10000-B/partition-ratio", "1.400 100000/10000-B/partition-ratio", 1)
 	in = strings.Replace(in, "0.9519 replay/franz-p50-ratio", "1.3000 replay/franz-p50-ratio", 1)
@@ -150,7 +152,8 @@ func TestGoalsNotHolding(t *testing.T) {
 		"CreateTopic/jit=full/partitions=1000 | 2 (bound 1) | = bound | NO |",
 		"DeltaScaling/update-partitions | 234 / 209 / 262 µs | each step ≤ 1.25× | NO |",
 		"Read/partitions=100000 | 1.250 (23.8 / 23.2 s) | ≤ 1.20 | NO |",
-		"Sync/partitions=100000/changed=1000 | 1.061 (23.7 / 22.9 + 0.34 s) | ≤ 1.05 | NO |",
+		"Sync/partitions=100000/changed=1000 | 1.061 (diff and Batch 0.401 s, Batch alone 0.343 s; Read 22.9 s) | ≤ 1.05 | NO |",
+		"Sync/partitions=100000/changed=1000 | 2 (103028) | = 0 | NO |",
 		"Sync/partitions=100000/changed=1000 | 1203 (1000 + 1) | = changed + 1 | NO |",
 		"ImageMemory/read | 220 / 220 B (1.400) | ratio ≤ 1.20 | NO |",
 		"RememberedDelta/partitions=1000 | 1; 1.41 (10.2 / 8.4 ms) | 1; ≤ 1.3 | NO |",
@@ -163,7 +166,7 @@ func TestGoalsNotHolding(t *testing.T) {
 		"MonitorScan/partitions=100000/rate=20000 | 20100 /s (R = 20000) | ≤ R | NO |",
 		"KRaftDiff/partitions=100000 | 2, 1 others (Read: 103033) | = 2, no other | NO |",
 		"KRaftDiff/partitions=100000 | 0.0610 (104 ms: replay 61, diff 43 / 14.2 s) | ≤ 0.05 | NO |",
-		"Not holding (25):",
+		"Not holding (26):",
 	)
 }
 

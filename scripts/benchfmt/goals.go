@@ -40,8 +40,9 @@ const (
 	// dualwrite's Read of 100,000 partition states over the bare client
 	// sending the same requests: its syncs and reads, in its waves.
 	maxReadRatio = 1.2
-	// Sync of a 1% change over a Read plus a Batch of the change alone:
-	// what Sync adds, its diff, must stay within noise of the two.
+	// Sync of a 1% change, its own read counted as the Read beside it,
+	// over a Read plus a Batch of the change alone: what Sync adds, its
+	// diff, must stay within a twentieth of the two.
 	maxSyncRatio = 1.05
 	// Heap an Image holds per partition, 100,000 partitions over 10,000.
 	maxImageGrowth = 1.2
