@@ -29,7 +29,7 @@ run '^BenchmarkSASLConnect$' 24
 run '^BenchmarkKerberosRecovery$' 24
 run '^BenchmarkKerberosConnect$' 24
 run '^BenchmarkApplyScaling$' 12
-run '^BenchmarkCreateTopic$' 48
+run '^BenchmarkCreateTopic$' 144
 run '^BenchmarkDeltaScaling$' 5
 run '^BenchmarkRead$' 12
 run '^BenchmarkSync$' 12
