@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -372,4 +373,14 @@ func TestOrder(t *testing.T) {
 			t.Fatalf("k=%d: order does not repeat after %d iterations", k, count)
 		}
 	}
+}
+
+// runOnProcessors runs fn as the sub-benchmark name/procs=1, with the
+// process on one processor, then as name, on as many as it has.
+func runOnProcessors(b *testing.B, name string, fn func(b *testing.B)) {
+	b.Run(name+"/procs=1", func(b *testing.B) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		fn(b)
+	})
+	b.Run(name, fn)
 }

@@ -114,9 +114,11 @@ const scanRate = 20000
 // states (1,000 topics of 100, seeded once outside the timings),
 // unbounded, through the env's Writer, beside the same reads made with
 // the bare client on the same connection, readInFlight in flight
-// (rawScan), in turns; then the scan
-// bounded to scanRate requests a second, whose measured rate (requests
-// on the wire over its duration) must not exceed it.
+// (rawScan), in turns, with the client on one processor (procs=1, the
+// goal's, for the reason BenchmarkRead gives) and then on as many as the
+// process has; then the scan bounded to scanRate requests a second,
+// whose measured rate (requests on the wire over its duration) must not
+// exceed it.
 func BenchmarkMonitorScan(b *testing.B) {
 	srv := zktest.Start(b)
 	admin := srv.Connect(b)
@@ -130,25 +132,8 @@ func BenchmarkMonitorScan(b *testing.B) {
 		}
 		return res
 	}
-	b.Run(fmt.Sprintf("partitions=%d", partitions), func(b *testing.B) {
-		smp := newSamples(b.N, "scan", "raw")
-		cpu := newSamples(b.N, "scan-cpu", "raw-cpu")
-		for i := 0; i < b.N; i++ {
-			for _, k := range order(i, 2) {
-				runtime.GC() // neither side pays for the garbage the other left
-				start, startCPU := time.Now(), cpuTime()
-				if k == 0 {
-					scan(0)
-				} else if n, err := rawScan(e.conn, e.root); err != nil || n != partitions {
-					b.Fatalf("raw scan: %d states, %v", n, err)
-				}
-				smp.add(k, time.Since(start))
-				cpu.add(k, cpuTime()-startCPU)
-			}
-		}
-		smp.report(b, [2]int{0, 1})
-		smp.reportPaired(b, [2]int{0, 1})
-		cpu.report(b)
+	runOnProcessors(b, fmt.Sprintf("partitions=%d", partitions), func(b *testing.B) {
+		scanIterations(b, e, partitions, scan)
 	})
 	b.Run(fmt.Sprintf("partitions=%d/rate=%d", partitions, scanRate), func(b *testing.B) {
 		var worst float64
@@ -163,4 +148,27 @@ func BenchmarkMonitorScan(b *testing.B) {
 		b.ReportMetric(worst, "max-requests/s")
 		b.ReportMetric(scanRate, "bound-requests/s")
 	})
+}
+
+// scanIterations runs BenchmarkMonitorScan's timed iterations, the scan
+// and rawScan in turns, and reports them.
+func scanIterations(b *testing.B, e *env, partitions int, scan func(rate float64) epochscan.Result) {
+	smp := newSamples(b.N, "scan", "raw")
+	cpu := newSamples(b.N, "scan-cpu", "raw-cpu")
+	for i := 0; i < b.N; i++ {
+		for _, k := range order(i, 2) {
+			runtime.GC() // neither side pays for the garbage the other left
+			start, startCPU := time.Now(), cpuTime()
+			if k == 0 {
+				scan(0)
+			} else if n, err := rawScan(e.conn, e.root); err != nil || n != partitions {
+				b.Fatalf("raw scan: %d states, %v", n, err)
+			}
+			smp.add(k, time.Since(start))
+			cpu.add(k, cpuTime()-startCPU)
+		}
+	}
+	smp.report(b, [2]int{0, 1})
+	smp.reportPaired(b, [2]int{0, 1})
+	cpu.report(b)
 }

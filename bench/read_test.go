@@ -3,7 +3,6 @@ package bench_test
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -268,18 +267,9 @@ func BenchmarkRead(b *testing.B) {
 	seedTopics(b, admin, e, "topic", readTopics)
 	c := must.Get(dualwrite.New(e.w))
 	partitions := readTopics * topicSize
-	for _, procs := range []int{1, 0} {
-		name := fmt.Sprintf("partitions=%d", partitions)
-		if procs > 0 {
-			name += fmt.Sprintf("/procs=%d", procs)
-		}
-		b.Run(name, func(b *testing.B) {
-			if procs > 0 {
-				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			}
-			readIterations(b, c, e, partitions)
-		})
-	}
+	runOnProcessors(b, fmt.Sprintf("partitions=%d", partitions), func(b *testing.B) {
+		readIterations(b, c, e, partitions)
+	})
 }
 
 // readIterations runs BenchmarkRead's iterations and reports them.
