@@ -152,9 +152,10 @@ func (e *executor) inParallel(ctx context.Context, n int, fn func(r *retrier, i 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := e.retrier()
+			fresh, r := e.retrier(), new(retrier)
+			fresh.direct = true
 			for i := int(next.Add(1) - 1); i < n && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				*r = retrier{conn: e.conn, newBackOff: e.opts.newBackOff, direct: true}
+				*r = *fresh
 				errs[i] = fn(r, i)
 			}
 		}()
